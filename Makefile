@@ -1,0 +1,63 @@
+# slicebench
+#
+#   make           build the kernel, the project's programs and the guest image
+#   make check     install what is missing, build, run every test suite;
+#                  the last line is "N passed, N failed"
+#   make clean     remove the project's programs and the image (keeps the
+#                  kernel trees and objects; `rm -rf build` removes all)
+
+SHELL := /bin/bash
+BUILD ?= build
+
+CC ?= gcc
+CFLAGS ?= -O2 -g
+SB_CFLAGS := -std=gnu11 -Wall -Wextra -Wno-unused-parameter -pthread $(CFLAGS)
+
+# Programs for the guest are linked statically: the initramfs has no libc.
+GUEST_BIN := $(BUILD)/guest-payload/usr/local/bin
+# Programs that run on the host.
+HOST_BIN := $(BUILD)/bin
+
+# name:source pairs of single-file guest programs.
+GUEST_PROGS := \
+	all-cpus-load:tests/guest/all-cpus-load.c
+
+# Scripts for the guest (busybox sh), installed as they are.
+GUEST_SCRIPTS := guest-image/guest-environment
+
+guest_targets := $(foreach p,$(GUEST_PROGS),$(GUEST_BIN)/$(firstword $(subst :, ,$(p)))) \
+	$(foreach s,$(GUEST_SCRIPTS),$(GUEST_BIN)/$(notdir $(s)))
+
+.PHONY: all deps kernel programs image check clean
+
+all: kernel image
+
+deps:
+	@tools/install-deps
+
+kernel:
+	@kernel/build
+
+programs: $(guest_targets)
+
+define guest_prog_rule
+$(GUEST_BIN)/$(1): $(2) | $(GUEST_BIN)
+	$$(CC) $$(SB_CFLAGS) -static -o $$@ $$< $$(LDLIBS)
+endef
+$(foreach p,$(GUEST_PROGS),$(eval $(call guest_prog_rule,$(firstword $(subst :, ,$(p))),$(lastword $(subst :, ,$(p))))))
+
+$(GUEST_BIN)/%: guest-image/% | $(GUEST_BIN)
+	install -m 0755 $< $@
+
+$(GUEST_BIN) $(HOST_BIN):
+	mkdir -p $@
+
+image: programs
+	@guest-image/build-initramfs --payload $(BUILD)/guest-payload -o $(BUILD)/initramfs.cpio.gz
+
+check: deps
+	@$(MAKE) --no-print-directory all
+	@tests/run
+
+clean:
+	rm -rf $(BUILD)/guest-payload $(BUILD)/bin $(BUILD)/initramfs.cpio.gz*
