@@ -22,11 +22,20 @@ HOST_BIN := $(BUILD)/bin
 GUEST_PROGS := \
 	all-cpus-load:tests/guest/all-cpus-load.c
 
+# The patched kernel: its uapi headers (the series' ABIs) and the kernel's
+# kselftest harness, for the in-guest selftests in kernel/selftests/.
+KERNEL_OUT := $(BUILD)/kernel/slicebench
+KHDR := $(KERNEL_OUT)/headers/include
+KSELFTEST := $(BUILD)/kernel/src-patched/tools/testing/selftests
+SELFTESTS := slice_ext_test
+SELFTEST_CFLAGS := -isystem $(KHDR) -I $(KSELFTEST) -I kernel/selftests
+
 # Scripts for the guest (busybox sh), installed as they are.
 GUEST_SCRIPTS := guest-image/guest-environment
 
 guest_targets := $(foreach p,$(GUEST_PROGS),$(GUEST_BIN)/$(firstword $(subst :, ,$(p)))) \
-	$(foreach s,$(GUEST_SCRIPTS),$(GUEST_BIN)/$(notdir $(s)))
+	$(foreach s,$(GUEST_SCRIPTS),$(GUEST_BIN)/$(notdir $(s))) \
+	$(addprefix $(GUEST_BIN)/,$(SELFTESTS))
 
 .PHONY: all deps kernel programs image check clean
 
@@ -45,6 +54,13 @@ $(GUEST_BIN)/$(1): $(2) | $(GUEST_BIN)
 	$$(CC) $$(SB_CFLAGS) -static -o $$@ $$< $$(LDLIBS)
 endef
 $(foreach p,$(GUEST_PROGS),$(eval $(call guest_prog_rule,$(firstword $(subst :, ,$(p))),$(lastword $(subst :, ,$(p))))))
+
+# kernel/build writes the stamp last, after the headers.
+$(KERNEL_OUT)/stamp:
+	@kernel/build
+
+$(GUEST_BIN)/%: kernel/selftests/%.c kernel/selftests/slice_ext_util.h $(KERNEL_OUT)/stamp | $(GUEST_BIN)
+	$(CC) $(SB_CFLAGS) $(SELFTEST_CFLAGS) -static -o $@ $< $(LDLIBS)
 
 $(GUEST_BIN)/%: guest-image/% | $(GUEST_BIN)
 	install -m 0755 $< $@

@@ -1,0 +1,300 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Helpers for the time slice extension selftests: the knobs, the counters,
+ * the three ABIs as user space sees them, and CPU pressure.
+ */
+#ifndef SLICE_EXT_UTIL_H
+#define SLICE_EXT_UTIL_H
+
+#define _GNU_SOURCE
+#include <errno.h>
+#include <linux/prctl.h>
+#include <linux/rseq.h>
+#include <linux/task_shared.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/rseq.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifndef __NR_task_getshared
+#define __NR_task_getshared 463
+#endif
+#ifndef __NR_rseq_slice_yield
+#define __NR_rseq_slice_yield 471
+#endif
+
+#define KNOB_DIR "/proc/sys/kernel/"
+#define STATS_FILE "/sys/kernel/debug/slice_ext/stats"
+
+static inline int write_file(const char *path, const char *val)
+{
+	FILE *f = fopen(path, "w");
+	int ret;
+
+	if (!f)
+		return -errno;
+	ret = fputs(val, f) < 0 ? -EIO : 0;
+	if (fclose(f) && !ret)
+		ret = -errno;
+	return ret;
+}
+
+static inline int read_file(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "r");
+	size_t n;
+
+	if (!f)
+		return -errno;
+	n = fread(buf, 1, len - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+	while (n && buf[n - 1] == '\n')
+		buf[--n] = '\0';
+	return 0;
+}
+
+static inline int knob_set(const char *name, const char *val)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), KNOB_DIR "%s", name);
+	return write_file(path, val);
+}
+
+static inline int knob_get(const char *name, char *buf, size_t len)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), KNOB_DIR "%s", name);
+	return read_file(path, buf, len);
+}
+
+/* The kernel's system-wide counter NAME (e.g. "granted", "mainline.yielded"). */
+static inline long long stat_get(const char *name)
+{
+	char line[128], key[96];
+	long long val, ret = -1;
+	FILE *f = fopen(STATS_FILE, "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%95s %lld", key, &val) == 2 && !strcmp(key, name))
+			ret = val;
+	fclose(f);
+	return ret;
+}
+
+/* Field NAME of /proc/self/task/TID/sched for the calling thread, or -1. */
+static inline long long task_sched_get(const char *name)
+{
+	char path[96], line[256];
+	long long ret = -1;
+	size_t nlen = strlen(name);
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/sched", gettid());
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		char *p = line;
+
+		while (*p == ' ')
+			p++;
+		if (!strncmp(p, name, nlen) && (p[nlen] == ' ' || p[nlen] == ':')) {
+			p = strchr(p, ':');
+			if (p)
+				ret = strtoll(p + 1, NULL, 10);
+		}
+	}
+	fclose(f);
+	return ret;
+}
+
+static inline uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+/* Busy-wait, without system calls (the vDSO clock is not a syscall). */
+static inline void spin_ns(uint64_t ns)
+{
+	uint64_t end = now_ns() + ns;
+
+	while (now_ns() < end)
+		__asm__ __volatile__("pause" ::: "memory");
+}
+
+static inline int pin_to_cpu(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	return sched_setaffinity(0, sizeof(set), &set);
+}
+
+/* ---- the ABIs, as user space uses them ------------------------------------ */
+
+static inline struct rseq *rseq_area(void)
+{
+	return (struct rseq *)((char *)__builtin_thread_pointer() + __rseq_offset);
+}
+
+enum abi { ABI_RSEQ_CR, ABI_TASK_SHARED, ABI_MAINLINE };
+
+static const char *const abi_names[] = {
+	[ABI_RSEQ_CR] = "rseq-cr",
+	[ABI_TASK_SHARED] = "task-shared",
+	[ABI_MAINLINE] = "mainline",
+};
+
+static __thread struct task_sharedinfo *tls_shared;
+
+/* Per-thread set-up; 0 or -errno. */
+static inline int abi_thread_setup(enum abi abi)
+{
+	switch (abi) {
+	case ABI_RSEQ_CR:
+		return __rseq_size ? 0 : -ENOSYS;
+	case ABI_TASK_SHARED:
+		if (tls_shared)
+			return 0;
+		return syscall(__NR_task_getshared, TASK_SHAREDINFO, 0, &tls_shared) ? -errno : 0;
+	case ABI_MAINLINE:
+		return prctl(PR_RSEQ_SLICE_EXTENSION, PR_RSEQ_SLICE_EXTENSION_SET,
+			     PR_RSEQ_SLICE_EXT_ENABLE, 0, 0) ? -errno : 0;
+	}
+	return -EINVAL;
+}
+
+static inline void abi_enter(enum abi abi)
+{
+	switch (abi) {
+	case ABI_RSEQ_CR:
+		__asm__ __volatile__("addl $2, %0" : "+m"(rseq_area()->cr_counter) :: "memory");
+		break;
+	case ABI_TASK_SHARED:
+		tls_shared->sched_delay = TASK_PREEMPT_DELAY_REQ;
+		break;
+	case ABI_MAINLINE:
+		__atomic_store_n(&rseq_area()->slice_ctrl.request, 1, __ATOMIC_RELAXED);
+		__asm__ __volatile__("" ::: "memory");
+		break;
+	}
+}
+
+/* Leave the critical section; true if the kernel said it extended us. */
+static inline bool abi_exit(enum abi abi)
+{
+	bool granted = false;
+
+	switch (abi) {
+	case ABI_RSEQ_CR:
+		__asm__ __volatile__("subl $2, %0" : "+m"(rseq_area()->cr_counter) :: "memory");
+		granted = __atomic_load_n(&rseq_area()->cr_counter, __ATOMIC_RELAXED) &
+			  RSEQ_CR_FLAG_KERNEL_REQUEST_SCHED;
+		break;
+	case ABI_TASK_SHARED:
+		/*
+		 * Take the request back and read the answer in one instruction,
+		 * so a grant made just now is not lost.
+		 */
+		granted = __atomic_exchange_n(&tls_shared->sched_delay, 0, __ATOMIC_RELAXED) ==
+			  TASK_PREEMPT_DELAY_GRANTED;
+		break;
+	case ABI_MAINLINE:
+		__asm__ __volatile__("" ::: "memory");
+		__atomic_store_n(&rseq_area()->slice_ctrl.request, 0, __ATOMIC_RELAXED);
+		__asm__ __volatile__("" ::: "memory");
+		granted = __atomic_load_n(&rseq_area()->slice_ctrl.granted, __ATOMIC_RELAXED);
+		break;
+	}
+	return granted;
+}
+
+/* Does the ABI's user-visible state still show a grant? */
+static inline bool abi_shows_grant(enum abi abi)
+{
+	switch (abi) {
+	case ABI_RSEQ_CR:
+		return rseq_area()->cr_counter & RSEQ_CR_FLAG_KERNEL_REQUEST_SCHED;
+	case ABI_TASK_SHARED:
+		return tls_shared->sched_delay == TASK_PREEMPT_DELAY_GRANTED;
+	case ABI_MAINLINE:
+		return rseq_area()->slice_ctrl.granted;
+	}
+	return false;
+}
+
+/* The ABI's yield call; returns the syscall's result. */
+static inline long abi_yield(enum abi abi)
+{
+	if (abi == ABI_MAINLINE)
+		return syscall(__NR_rseq_slice_yield);
+	return sched_yield();
+}
+
+/* User space's part of ending a grant (nothing left: abi_exit() did it). */
+static inline void abi_done(enum abi abi)
+{
+}
+
+/* ---- CPU pressure ----------------------------------------------------------- */
+
+struct noise {
+	pthread_t tid[8];
+	int n;
+	atomic_int stop;
+};
+
+/* A CPU hog pinned to the CPU of its creator. */
+static void *noise_main(void *arg)
+{
+	struct noise *noise = arg;
+
+	while (!atomic_load_explicit(&noise->stop, memory_order_relaxed))
+		__asm__ __volatile__("pause" ::: "memory");
+	return NULL;
+}
+
+/* Start N hogs on @cpu. */
+static inline int noise_start(struct noise *noise, int n, int cpu)
+{
+	pthread_attr_t attr;
+	cpu_set_t set;
+
+	memset(noise, 0, sizeof(*noise));
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	pthread_attr_init(&attr);
+	pthread_attr_setaffinity_np(&attr, sizeof(set), &set);
+	for (noise->n = 0; noise->n < n; noise->n++)
+		if (pthread_create(&noise->tid[noise->n], &attr, noise_main, noise))
+			return -1;
+	pthread_attr_destroy(&attr);
+	return 0;
+}
+
+static inline void noise_stop(struct noise *noise)
+{
+	atomic_store(&noise->stop, 1);
+	for (int i = 0; i < noise->n; i++)
+		pthread_join(noise->tid[i], NULL);
+}
+
+#endif /* SLICE_EXT_UTIL_H */
