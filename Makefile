@@ -20,15 +20,16 @@ HOST_BIN := $(BUILD)/bin
 
 # name:source pairs of single-file guest programs.
 GUEST_PROGS := \
-	all-cpus-load:tests/guest/all-cpus-load.c
+	all-cpus-load:tests/guest/all-cpus-load.c \
+	unused-cost:bench/unused-cost/unused-cost.c
 
 # The patched kernel: its uapi headers (the series' ABIs) and the kernel's
 # kselftest harness, for the in-guest selftests in kernel/selftests/.
 KERNEL_OUT := $(BUILD)/kernel/slicebench
 KHDR := $(KERNEL_OUT)/headers/include
 KSELFTEST := $(BUILD)/kernel/src-patched/tools/testing/selftests
-SELFTESTS := slice_ext_test
-SELFTEST_CFLAGS := -isystem $(KHDR) -I $(KSELFTEST) -I kernel/selftests
+SELFTESTS := slice_ext_test slice_ext_abi_test slice_ext_sched_test
+SELFTEST_CFLAGS := -isystem $(KHDR) -I $(KSELFTEST) -I kernel/selftests -Wno-sign-compare
 
 # Scripts for the guest (busybox sh), installed as they are.
 GUEST_SCRIPTS := guest-image/guest-environment
@@ -37,7 +38,7 @@ guest_targets := $(foreach p,$(GUEST_PROGS),$(GUEST_BIN)/$(firstword $(subst :, 
 	$(foreach s,$(GUEST_SCRIPTS),$(GUEST_BIN)/$(notdir $(s))) \
 	$(addprefix $(GUEST_BIN)/,$(SELFTESTS))
 
-.PHONY: all deps kernel programs image check clean
+.PHONY: all deps kernel programs image check check-debug clean
 
 all: kernel image
 
@@ -74,6 +75,13 @@ image: programs
 check: deps
 	@$(MAKE) --no-print-directory all
 	@tests/run
+
+# The kernel selftests on the debug flavour (lockdep, KASAN, kmemleak). Not
+# part of make check: the debug kernel builds and runs far slower.
+check-debug: deps
+	@$(MAKE) --no-print-directory all
+	@kernel/build --debug
+	@SLICEBENCH_KERNEL=$$(kernel/build --debug --print-image) tests/run tests/kernel-selftests.t
 
 clean:
 	rm -rf $(BUILD)/guest-payload $(BUILD)/bin $(BUILD)/initramfs.cpio.gz*

@@ -1,0 +1,296 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Scheduling scenarios for time slice extension:
+ *
+ * - mainline_scenario: Linux 7.0's own slice_test, ported. Pinned to one
+ *   CPU beside a noise thread that spins 2 us and sleeps 50 us, the test
+ *   thread requests, runs a 2 us or a 50 us critical section, clears the
+ *   request and yields if granted (or calls getpid() in the no-yield
+ *   variant). It prints Total/Success/Yielded/Aborted/Scheduled/Raced and
+ *   checks their relations against the kernel's counters.
+ *
+ * - rt_policy: a SCHED_FIFO thread woken periodically on the CPU of a task
+ *   that holds one-tick extensions. Under never-delay-rt the RT wakeup ends
+ *   the grant at once (counted aborted); under bounded it waits for the
+ *   grant. The RT thread's wakeup latency is printed for grants on, grants
+ *   off and the bounded policy; the test asserts the counts, not the times.
+ */
+#include "slice_ext_util.h"
+
+#include <sys/resource.h>
+
+#include "kselftest_harness.h"
+
+static long long nivcsw(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_THREAD, &ru);
+	return ru.ru_nivcsw;
+}
+
+struct noise_2_50 {
+	pthread_t tid;
+	atomic_int stop;
+};
+
+/* Spin 2 us, sleep 50 us: plenty of wakeups on the test thread's CPU. */
+static void *noise_2_50_main(void *arg)
+{
+	struct noise_2_50 *n = arg;
+	struct timespec ts = { .tv_nsec = 50 * 1000 };
+
+	while (!atomic_load(&n->stop)) {
+		spin_ns(2000);
+		nanosleep(&ts, NULL);
+	}
+	return NULL;
+}
+
+struct scenario {
+	long long total, success, yielded, aborted, scheduled, raced;
+};
+
+static void run_scenario(struct __test_metadata *_metadata, int cs_us, bool yield,
+			 struct scenario *s, long long k[6])
+{
+	static const char *const names[6] = {
+		"slice_ext.nr_granted", "slice_ext.nr_yielded", "slice_ext.nr_revoked",
+		"slice_ext.nr_expired", "slice_ext.nr_aborted", "slice_ext.nr_denied",
+	};
+	struct noise_2_50 noise = {};
+	pthread_attr_t attr;
+	cpu_set_t set;
+	long long before[6], last_granted;
+	uint64_t end;
+
+	memset(s, 0, sizeof(*s));
+	ASSERT_EQ(0, knob_set("slice_ext_abi", "mainline"));
+	ASSERT_EQ(0, knob_set("slice_ext_grant", "1"));
+	ASSERT_EQ(0, pin_to_cpu(0));
+	ASSERT_EQ(0, abi_thread_setup(ABI_MAINLINE));
+	CPU_ZERO(&set);
+	CPU_SET(0, &set);
+	pthread_attr_init(&attr);
+	pthread_attr_setaffinity_np(&attr, sizeof(set), &set);
+	ASSERT_EQ(0, pthread_create(&noise.tid, &attr, noise_2_50_main, &noise));
+
+	for (int i = 0; i < 6; i++)
+		before[i] = task_sched_get(names[i]);
+	last_granted = before[0];
+	end = now_ns() + 3000 * 1000 * 1000ull;
+	while (now_ns() < end) {
+		long long csw = nivcsw();
+		bool granted;
+
+		abi_enter(ABI_MAINLINE);
+		spin_ns(cs_us * 1000ull);
+		granted = abi_exit(ABI_MAINLINE);
+		s->total++;
+		if (granted) {
+			long long g;
+
+			s->success++;
+			if (yield) {
+				if (syscall(__NR_rseq_slice_yield) == 1)
+					s->yielded++;
+				else
+					s->aborted++;
+			} else {
+				getpid();
+			}
+			/* A grant user space saw must be one the kernel made. */
+			g = task_sched_get(names[0]);
+			if (g == last_granted)
+				s->raced++;
+			last_granted = g;
+		} else if (nivcsw() != csw) {
+			s->scheduled++;
+		}
+	}
+	atomic_store(&noise.stop, 1);
+	pthread_join(noise.tid, NULL);
+	for (int i = 0; i < 6; i++)
+		k[i] = task_sched_get(names[i]) - before[i];
+	TH_LOG("cs %d us, %s: Total %lld Success %lld Yielded %lld Aborted %lld Scheduled %lld Raced %lld",
+	       cs_us, yield ? "yield" : "no yield (getpid)", s->total, s->success,
+	       s->yielded, s->aborted, s->scheduled, s->raced);
+	TH_LOG("kernel: granted %lld yielded %lld revoked %lld expired %lld aborted %lld denied %lld",
+	       k[0], k[1], k[2], k[3], k[4], k[5]);
+}
+
+static void check_relations(struct __test_metadata *_metadata, struct scenario *s,
+			    long long k[6], bool yield)
+{
+	EXPECT_LE(s->success, s->total);
+	EXPECT_LE(s->success + s->scheduled, s->total);
+	EXPECT_EQ(s->success, s->yielded + (yield ? s->aborted : s->success));
+	EXPECT_EQ(0, s->raced);
+	EXPECT_LE(s->success, k[0]);
+	/* rseq_slice_yield() says 1 exactly when the kernel counts a yield. */
+	EXPECT_EQ(s->yielded, k[1]);
+	/* Each grant ended exactly one way. */
+	EXPECT_EQ(k[0], k[1] + k[2] + k[3] + k[4]);
+	if (!yield)
+		EXPECT_EQ(0, k[1]);
+}
+
+TEST(mainline_scenario_2us)
+{
+	struct scenario s;
+	long long k[6];
+
+	run_scenario(_metadata, 2, true, &s, k);
+	check_relations(_metadata, &s, k, true);
+}
+
+TEST(mainline_scenario_50us)
+{
+	struct scenario s;
+	long long k[6];
+
+	run_scenario(_metadata, 50, true, &s, k);
+	check_relations(_metadata, &s, k, true);
+	EXPECT_GT(s.success, 0);
+	EXPECT_GT(s.yielded, 0);
+}
+
+TEST(mainline_scenario_50us_no_yield)
+{
+	struct scenario s;
+	long long k[6];
+
+	run_scenario(_metadata, 50, false, &s, k);
+	check_relations(_metadata, &s, k, false);
+	EXPECT_GT(s.success, 0);
+	EXPECT_GT(k[2], 0);
+}
+
+/* ---- RT policy ---------------------------------------------------------------- */
+
+struct rt_probe {
+	pthread_t tid;
+	atomic_int stop;
+	int n;
+	uint64_t lat[4096];
+};
+
+/* SCHED_FIFO on CPU 0: sleep 2 ms, record how late the wakeup was. */
+static void *rt_probe_main(void *arg)
+{
+	struct rt_probe *p = arg;
+
+	while (!atomic_load(&p->stop) && p->n < 4096) {
+		struct timespec ts;
+		uint64_t want;
+
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		want = ts.tv_sec * 1000000000ull + ts.tv_nsec + 2 * 1000 * 1000;
+		ts.tv_sec = want / 1000000000ull;
+		ts.tv_nsec = want % 1000000000ull;
+		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+		p->lat[p->n++] = now_ns() - want;
+	}
+	return NULL;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * The test thread asks for extensions around 200 us critical sections on
+ * CPU 0, beside a CPU hog and the RT probe. Returns the per-task counters.
+ */
+static int rt_phase(struct __test_metadata *_metadata, const char *label,
+		    const char *grant, const char *policy, long long k[3])
+{
+	static const char *const names[3] = {
+		"slice_ext.nr_granted", "slice_ext.nr_aborted", "slice_ext.nr_expired",
+	};
+	struct sched_param sp = { .sched_priority = 10 };
+	struct rt_probe *probe = calloc(1, sizeof(*probe));
+	struct noise noise;
+	pthread_attr_t attr;
+	long long before[3];
+	cpu_set_t set;
+	uint64_t end;
+
+	if (!probe)
+		return -1;
+	if (knob_set("slice_ext_grant", grant) || knob_set("slice_ext_rt_policy", policy))
+		return -1;
+	CPU_ZERO(&set);
+	CPU_SET(0, &set);
+	pthread_attr_init(&attr);
+	pthread_attr_setaffinity_np(&attr, sizeof(set), &set);
+	pthread_attr_setinheritsched(&attr, PTHREAD_EXPLICIT_SCHED);
+	pthread_attr_setschedpolicy(&attr, SCHED_FIFO);
+	pthread_attr_setschedparam(&attr, &sp);
+	if (pthread_create(&probe->tid, &attr, rt_probe_main, probe))
+		return -1;
+	if (noise_start(&noise, 1, 0))
+		return -1;
+
+	for (int i = 0; i < 3; i++)
+		before[i] = task_sched_get(names[i]);
+	end = now_ns() + 3000 * 1000 * 1000ull;
+	while (now_ns() < end) {
+		abi_enter(ABI_MAINLINE);
+		spin_ns(200 * 1000);
+		if (abi_exit(ABI_MAINLINE))
+			syscall(__NR_rseq_slice_yield);
+		spin_ns(20 * 1000);
+	}
+	atomic_store(&probe->stop, 1);
+	pthread_join(probe->tid, NULL);
+	noise_stop(&noise);
+	for (int i = 0; i < 3; i++)
+		k[i] = task_sched_get(names[i]) - before[i];
+
+	qsort(probe->lat, probe->n, sizeof(probe->lat[0]), cmp_u64);
+	if (probe->n)
+		TH_LOG("%-28s RT wakeup latency over %d wakeups: p50 %llu us, p99 %llu us, max %llu us; grants %lld, aborted %lld, expired %lld",
+		       label, probe->n,
+		       (unsigned long long)probe->lat[probe->n / 2] / 1000,
+		       (unsigned long long)probe->lat[probe->n * 99 / 100] / 1000,
+		       (unsigned long long)probe->lat[probe->n - 1] / 1000, k[0], k[1], k[2]);
+	free(probe);
+	return 0;
+}
+
+TEST(rt_policy)
+{
+	char old_nsec[32], old_policy[32];
+	long long never[3], off[3], bounded[3];
+
+	ASSERT_EQ(0, knob_set("slice_ext_abi", "mainline"));
+	ASSERT_EQ(0, knob_get("slice_ext_nsec", old_nsec, sizeof(old_nsec)));
+	ASSERT_EQ(0, knob_get("slice_ext_rt_policy", old_policy, sizeof(old_policy)));
+	/* One tick, so that an RT wakeup inside a grant is likely. */
+	ASSERT_EQ(0, knob_set("slice_ext_nsec", "1000000"));
+	ASSERT_EQ(0, pin_to_cpu(0));
+	ASSERT_EQ(0, abi_thread_setup(ABI_MAINLINE));
+
+	ASSERT_EQ(0, rt_phase(_metadata, "grants on, never-delay-rt:", "1", "never-delay-rt", never));
+	ASSERT_EQ(0, rt_phase(_metadata, "grants off:", "0", "never-delay-rt", off));
+	ASSERT_EQ(0, rt_phase(_metadata, "grants on, bounded:", "1", "bounded", bounded));
+	knob_set("slice_ext_nsec", old_nsec);
+	knob_set("slice_ext_rt_policy", old_policy);
+	knob_set("slice_ext_grant", "1");
+
+	EXPECT_GT(never[0], 0);
+	EXPECT_EQ(0, off[0]);
+	EXPECT_GT(bounded[0], 0);
+	/*
+	 * Under never-delay-rt, an RT wakeup during a grant ends it at once:
+	 * aborted. Under bounded the RT task waits for the grant instead.
+	 */
+	EXPECT_GT(never[1], 0);
+	EXPECT_LT(bounded[1], never[1]);
+}
+
+TEST_HARNESS_MAIN
