@@ -38,9 +38,17 @@ guest_targets := $(foreach p,$(GUEST_PROGS),$(GUEST_BIN)/$(firstword $(subst :, 
 	$(foreach s,$(GUEST_SCRIPTS),$(GUEST_BIN)/$(notdir $(s))) \
 	$(addprefix $(GUEST_BIN)/,$(SELFTESTS))
 
+# The extension-aware locking library, and its host unit tests.
+LIB_SRC := lib/slice.c
+LIB_HDR := lib/slice.h
+HOST_PROGS := $(HOST_BIN)/slice_test
+
 .PHONY: all deps kernel programs image check check-debug clean
 
-all: kernel image
+all: kernel image $(HOST_PROGS)
+
+$(HOST_BIN)/slice_test: lib/tests/slice_test.c $(LIB_SRC) $(LIB_HDR) | $(HOST_BIN)
+	$(CC) $(SB_CFLAGS) -I lib -o $@ lib/tests/slice_test.c $(LIB_SRC)
 
 deps:
 	@tools/install-deps
