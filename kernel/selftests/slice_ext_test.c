@@ -97,7 +97,6 @@ static int cs_loop(enum abi abi, double seconds, int cs_us, bool request,
 			}
 			if (!abi_shows_grant(abi) || abi == ABI_TASK_SHARED)
 				r->cleared++;
-			abi_done(abi);
 		}
 		spin_ns(5000);
 	}

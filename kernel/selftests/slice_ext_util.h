@@ -249,10 +249,6 @@ static inline long abi_yield(enum abi abi)
 	return sched_yield();
 }
 
-/* User space's part of ending a grant (nothing left: abi_exit() did it). */
-static inline void abi_done(enum abi abi)
-{
-}
 
 /* ---- CPU pressure ----------------------------------------------------------- */
 
