@@ -249,7 +249,6 @@ static inline long abi_yield(enum abi abi)
 	return sched_yield();
 }
 
-
 /* ---- CPU pressure ----------------------------------------------------------- */
 
 struct noise {
