@@ -34,21 +34,35 @@ SELFTEST_CFLAGS := -isystem $(KHDR) -I $(KSELFTEST) -I kernel/selftests -Wno-sig
 # Scripts for the guest (busybox sh), installed as they are.
 GUEST_SCRIPTS := guest-image/guest-environment
 
+# The benchmarks on lib/: each is bench/NAME/NAME.c, built for the guest
+# (static) and for the host (where they run with the ABI "none").
+BENCH_PROGS := locktable extend-sched lock-cost
+
 guest_targets := $(foreach p,$(GUEST_PROGS),$(GUEST_BIN)/$(firstword $(subst :, ,$(p)))) \
 	$(foreach s,$(GUEST_SCRIPTS),$(GUEST_BIN)/$(notdir $(s))) \
-	$(addprefix $(GUEST_BIN)/,$(SELFTESTS))
+	$(addprefix $(GUEST_BIN)/,$(SELFTESTS)) \
+	$(addprefix $(GUEST_BIN)/,$(BENCH_PROGS))
 
-# The extension-aware locking library, and its host unit tests.
-LIB_SRC := lib/slice.c
-LIB_HDR := lib/slice.h
-HOST_PROGS := $(HOST_BIN)/slice_test
+# The extension-aware locking library and the benchmarks' common code, and
+# their host unit tests.
+LIB_SRC := lib/slice.c lib/bench.c
+LIB_HDR := lib/slice.h lib/bench.h
+HOST_PROGS := $(HOST_BIN)/slice_test $(HOST_BIN)/bench_test $(addprefix $(HOST_BIN)/,$(BENCH_PROGS))
 
 .PHONY: all deps kernel programs image check check-debug clean
 
 all: kernel image $(HOST_PROGS)
 
-$(HOST_BIN)/slice_test: lib/tests/slice_test.c $(LIB_SRC) $(LIB_HDR) | $(HOST_BIN)
-	$(CC) $(SB_CFLAGS) -I lib -o $@ lib/tests/slice_test.c $(LIB_SRC)
+$(HOST_BIN)/%: lib/tests/%.c $(LIB_SRC) $(LIB_HDR) | $(HOST_BIN)
+	$(CC) $(SB_CFLAGS) -I lib -o $@ $< $(LIB_SRC) -lm
+
+define bench_rules
+$(HOST_BIN)/$(1): bench/$(1)/$(1).c $(LIB_SRC) $(LIB_HDR) | $(HOST_BIN)
+	$$(CC) $$(SB_CFLAGS) -I lib -o $$@ $$< $(LIB_SRC) -lm
+$(GUEST_BIN)/$(1): bench/$(1)/$(1).c $(LIB_SRC) $(LIB_HDR) | $(GUEST_BIN)
+	$$(CC) $$(SB_CFLAGS) -I lib -static -o $$@ $$< $(LIB_SRC) -lm
+endef
+$(foreach b,$(BENCH_PROGS),$(eval $(call bench_rules,$(b))))
 
 deps:
 	@tools/install-deps

@@ -1,0 +1,418 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * bench.c: what the slicebench benchmarks share. See bench.h.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bench.h"
+
+uint64_t bench_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+void bench_spin_ns(uint64_t ns)
+{
+	uint64_t end = bench_now_ns() + ns;
+
+	while (bench_now_ns() < end)
+		__asm__ __volatile__("pause" ::: "memory");
+}
+
+void bench_sleep_us(uint64_t us)
+{
+	struct timespec ts = { .tv_sec = us / 1000000, .tv_nsec = (us % 1000000) * 1000 };
+
+	while (clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, &ts) == EINTR)
+		;
+}
+
+/* ---- histograms ---------------------------------------------------------- */
+
+#define HIST_SUB (1u << HIST_SUB_BITS)
+
+static unsigned int hist_index(uint64_t v)
+{
+	unsigned int msb, shift, idx;
+
+	if (v < HIST_SUB)
+		return v;
+	msb = 63 - __builtin_clzll(v);
+	shift = msb - HIST_SUB_BITS;
+	idx = ((shift + 1) << HIST_SUB_BITS) + ((v >> shift) & (HIST_SUB - 1));
+	return idx < HIST_BUCKETS ? idx : HIST_BUCKETS - 1;
+}
+
+/* The smallest value of bucket idx, and its width. */
+static uint64_t hist_lower(unsigned int idx, uint64_t *width)
+{
+	unsigned int group = idx >> HIST_SUB_BITS, sub = idx & (HIST_SUB - 1);
+
+	if (!group) {
+		*width = 1;
+		return sub;
+	}
+	*width = 1ull << (group - 1);
+	return (uint64_t)(HIST_SUB + sub) << (group - 1);
+}
+
+void hist_init(struct hist *h)
+{
+	memset(h, 0, sizeof(*h));
+	h->min = UINT64_MAX;
+}
+
+void hist_add(struct hist *h, uint64_t ns)
+{
+	h->bucket[hist_index(ns)]++;
+	h->count++;
+	h->sum += ns;
+	if (ns < h->min)
+		h->min = ns;
+	if (ns > h->max)
+		h->max = ns;
+}
+
+void hist_merge(struct hist *dst, const struct hist *src)
+{
+	for (unsigned int i = 0; i < HIST_BUCKETS; i++)
+		dst->bucket[i] += src->bucket[i];
+	dst->count += src->count;
+	dst->sum += src->sum;
+	if (src->min < dst->min)
+		dst->min = src->min;
+	if (src->max > dst->max)
+		dst->max = src->max;
+}
+
+uint64_t hist_percentile(const struct hist *h, double p)
+{
+	uint64_t want, seen = 0, width, v;
+
+	if (!h->count)
+		return 0;
+	want = (uint64_t)ceil(p * h->count);
+	if (want < 1)
+		want = 1;
+	if (want >= h->count)
+		return h->max;
+	for (unsigned int i = 0; i < HIST_BUCKETS; i++) {
+		seen += h->bucket[i];
+		if (seen < want)
+			continue;
+		/* The bucket's middle, kept within what was seen. */
+		v = hist_lower(i, &width) + width / 2;
+		if (v < h->min)
+			v = h->min;
+		if (v > h->max)
+			v = h->max;
+		return v;
+	}
+	return h->max;
+}
+
+double hist_mean(const struct hist *h)
+{
+	return h->count ? (double)h->sum / h->count : 0;
+}
+
+/* ---- options -------------------------------------------------------------- */
+
+long bench_parse_long(const char *prog, const char *opt, const char *s, long min, long max)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (!*s || *end || errno) {
+		fprintf(stderr, "%s: --%s: '%s' is not a whole number\n", prog, opt, s);
+		exit(2);
+	}
+	if (v < min || v > max) {
+		fprintf(stderr, "%s: --%s: %ld is out of range [%ld, %ld]\n", prog, opt, v, min, max);
+		exit(2);
+	}
+	return v;
+}
+
+double bench_parse_double(const char *prog, const char *opt, const char *s, double min, double max)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (!*s || *end || errno || isnan(v)) {
+		fprintf(stderr, "%s: --%s: '%s' is not a number\n", prog, opt, s);
+		exit(2);
+	}
+	if (v < min || v > max) {
+		fprintf(stderr, "%s: --%s: %g is out of range [%g, %g]\n", prog, opt, v, min, max);
+		exit(2);
+	}
+	return v;
+}
+
+/* ---- environment ---------------------------------------------------------- */
+
+/* The first line of path into buf, without its newline; false if unreadable. */
+static bool read_line(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "r");
+	bool ok;
+
+	buf[0] = '\0';
+	if (!f)
+		return false;
+	ok = fgets(buf, len, f) != NULL;
+	fclose(f);
+	buf[strcspn(buf, "\n")] = '\0';
+	return ok;
+}
+
+static long read_long(const char *path)
+{
+	char buf[64];
+
+	return read_line(path, buf, sizeof(buf)) ? strtol(buf, NULL, 10) : -1;
+}
+
+void bench_env_read(struct bench_env *env)
+{
+	struct utsname u;
+
+	memset(env, 0, sizeof(*env));
+	if (!uname(&u))
+		snprintf(env->release, sizeof(env->release), "%s", u.release);
+	read_line("/proc/cmdline", env->cmdline, sizeof(env->cmdline));
+	env->have_knobs = read_line("/proc/sys/kernel/slice_ext_abi", env->knob_abi,
+				    sizeof(env->knob_abi));
+	env->knob_grant = read_long("/proc/sys/kernel/slice_ext_grant");
+	env->knob_nsec = read_long("/proc/sys/kernel/slice_ext_nsec");
+	read_line("/proc/sys/kernel/slice_ext_rt_policy", env->knob_rt_policy,
+		  sizeof(env->knob_rt_policy));
+	env->nr_cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	read_line("/sys/devices/system/clocksource/clocksource0/current_clocksource",
+		  env->clocksource, sizeof(env->clocksource));
+}
+
+void bench_print_env(FILE *f, const char *abi, const struct bench_env *env)
+{
+	fprintf(f, "kernel %s, %d CPUs, library ABI %s", env->release, env->nr_cpus, abi);
+	if (env->have_knobs)
+		fprintf(f, "; kernel: live ABI %s, grants %s, length %ld ns, RT policy %s\n",
+			env->knob_abi, env->knob_grant ? "on" : "off", env->knob_nsec,
+			env->knob_rt_policy);
+	else
+		fprintf(f, "; no time slice extension knobs in this kernel\n");
+	if (env->clocksource[0] && strcmp(env->clocksource, "tsc") &&
+	    strcmp(env->clocksource, "kvm-clock") && strcmp(env->clocksource, "arch_sys_counter"))
+		fprintf(f, "warning: clocksource %s: clock_gettime() may enter the kernel, and a "
+			"syscall inside a critical section ends its extension\n", env->clocksource);
+}
+
+const char *const bench_kstat_names[KSTAT_NR] = {
+	"granted", "denied", "expired", "yielded", "revoked", "aborted",
+};
+
+void bench_kstats_read(struct bench_kstats *s)
+{
+	FILE *f = fopen("/sys/kernel/debug/slice_ext/stats", "r");
+	char name[64];
+	unsigned long long v;
+
+	memset(s, 0, sizeof(*s));
+	if (!f)
+		return;
+	/* System-wide lines first ("granted 12"), then per ABI ("mainline.granted 3"). */
+	while (fscanf(f, "%63s %llu", name, &v) == 2) {
+		for (int i = 0; i < KSTAT_NR; i++)
+			if (!strcmp(name, bench_kstat_names[i]))
+				s->v[i] = v;
+	}
+	s->have = true;
+	fclose(f);
+}
+
+void bench_kstats_delta(struct bench_kstats *d, const struct bench_kstats *before,
+			const struct bench_kstats *after)
+{
+	memset(d, 0, sizeof(*d));
+	d->have = before->have && after->have;
+	if (!d->have)
+		return;
+	for (int i = 0; i < KSTAT_NR; i++)
+		d->v[i] = after->v[i] - before->v[i];
+}
+
+/* ---- JSON ----------------------------------------------------------------- */
+
+static void json_string(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		unsigned char c = *s;
+
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c < 0x20)
+			fprintf(f, "\\u%04x", c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
+}
+
+/* A comma if needed, the indentation, and "key": when given. */
+static void json_key(struct bench_json *j, const char *key)
+{
+	if (!j->first[j->depth])
+		fputc(',', j->f);
+	j->first[j->depth] = false;
+	fprintf(j->f, "\n%*s", 2 * j->depth, "");
+	if (key) {
+		json_string(j->f, key);
+		fputs(": ", j->f);
+	}
+}
+
+static void json_open(struct bench_json *j, const char *key, char c)
+{
+	json_key(j, key);
+	fputc(c, j->f);
+	if (j->depth + 1 < (int)(sizeof(j->first) / sizeof(j->first[0])))
+		j->depth++;
+	j->first[j->depth] = true;
+}
+
+static void json_close(struct bench_json *j, char c)
+{
+	j->depth--;
+	fprintf(j->f, "\n%*s%c", 2 * j->depth, "", c);
+}
+
+void bench_json_obj(struct bench_json *j, const char *key) { json_open(j, key, '{'); }
+void bench_json_obj_end(struct bench_json *j) { json_close(j, '}'); }
+void bench_json_arr(struct bench_json *j, const char *key) { json_open(j, key, '['); }
+void bench_json_arr_end(struct bench_json *j) { json_close(j, ']'); }
+
+void bench_json_u64(struct bench_json *j, const char *key, uint64_t v)
+{
+	json_key(j, key);
+	fprintf(j->f, "%llu", (unsigned long long)v);
+}
+
+void bench_json_dbl(struct bench_json *j, const char *key, double v)
+{
+	json_key(j, key);
+	if (isfinite(v))
+		fprintf(j->f, "%.6g", v);
+	else
+		fputs("null", j->f);
+}
+
+void bench_json_str(struct bench_json *j, const char *key, const char *v)
+{
+	json_key(j, key);
+	json_string(j->f, v);
+}
+
+void bench_json_bool(struct bench_json *j, const char *key, bool v)
+{
+	json_key(j, key);
+	fputs(v ? "true" : "false", j->f);
+}
+
+void bench_json_hist(struct bench_json *j, const char *key, const struct hist *h)
+{
+	bench_json_obj(j, key);
+	bench_json_u64(j, "count", h->count);
+	bench_json_dbl(j, "mean_ns", hist_mean(h));
+	bench_json_u64(j, "min_ns", h->count ? h->min : 0);
+	bench_json_u64(j, "p50_ns", hist_percentile(h, 0.50));
+	bench_json_u64(j, "p90_ns", hist_percentile(h, 0.90));
+	bench_json_u64(j, "p99_ns", hist_percentile(h, 0.99));
+	bench_json_u64(j, "p99_9_ns", hist_percentile(h, 0.999));
+	bench_json_u64(j, "max_ns", h->max);
+	bench_json_u64(j, "total_ns", h->sum);
+	bench_json_obj_end(j);
+}
+
+void bench_json_kstats(struct bench_json *j, const char *key, const struct bench_kstats *s)
+{
+	if (!s->have) {
+		json_key(j, key);
+		fputs("null", j->f);
+		return;
+	}
+	bench_json_obj(j, key);
+	for (int i = 0; i < KSTAT_NR; i++)
+		bench_json_u64(j, bench_kstat_names[i], s->v[i]);
+	bench_json_obj_end(j);
+}
+
+int bench_json_open(struct bench_json *j, const char *path, const char *tool)
+{
+	memset(j, 0, sizeof(*j));
+	j->path = path;
+	j->f = fopen(path, "w");
+	if (!j->f) {
+		fprintf(stderr, "%s: cannot write %s: %s\n", tool, path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+void bench_json_header(struct bench_json *j, const char *tool, int argc, char **argv,
+		       const char *abi, const struct bench_env *env)
+{
+	fputc('{', j->f);
+	j->depth = 1;
+	j->first[1] = true;
+	bench_json_obj(j, "header");
+	bench_json_str(j, "tool", tool);
+	bench_json_str(j, "version", SLICEBENCH_VERSION);
+	bench_json_str(j, "kernel_release", env->release);
+	bench_json_str(j, "kernel_cmdline", env->cmdline);
+	bench_json_u64(j, "nr_cpus", env->nr_cpus);
+	bench_json_str(j, "clocksource", env->clocksource);
+	bench_json_str(j, "abi", abi);
+	if (env->have_knobs) {
+		bench_json_str(j, "kernel_abi", env->knob_abi);
+		bench_json_bool(j, "kernel_grant", env->knob_grant > 0);
+		bench_json_u64(j, "extension_ns", env->knob_nsec);
+		bench_json_str(j, "rt_policy", env->knob_rt_policy);
+	} else {
+		bench_json_str(j, "kernel_abi", "none");
+	}
+	bench_json_arr(j, "argv");
+	for (int i = 0; i < argc; i++)
+		bench_json_str(j, NULL, argv[i]);
+	bench_json_arr_end(j);
+	bench_json_obj_end(j);
+}
+
+int bench_json_end(struct bench_json *j)
+{
+	int err;
+
+	fputs("\n}\n", j->f);
+	j->depth = 0;
+	err = ferror(j->f);
+	if (fclose(j->f) || err) {
+		fprintf(stderr, "error writing %s\n", j->path);
+		return -1;
+	}
+	return 0;
+}

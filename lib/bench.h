@@ -1,0 +1,123 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * bench.h: what the slicebench benchmarks share.
+ *
+ *   - a clock and a busy-wait;
+ *   - log-linear latency histograms (mergeable across threads);
+ *   - strict option parsing (a bad value is an error, never a silent 0);
+ *   - the run's environment (kernel release and command line, the time slice
+ *     extension knobs) and the kernel's system-wide extension counters;
+ *   - one JSON header shared by every tool.
+ */
+#ifndef SLICEBENCH_BENCH_H
+#define SLICEBENCH_BENCH_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define SLICEBENCH_VERSION "0.4"
+
+uint64_t bench_now_ns(void);
+/* Busy-wait (no sleep, no syscall) for ns nanoseconds. */
+void bench_spin_ns(uint64_t ns);
+/* Sleep for us microseconds (clock_nanosleep, restarted on EINTR). */
+void bench_sleep_us(uint64_t us);
+
+/*
+ * Log-linear histogram of nanosecond values: 2^HIST_SUB_BITS buckets per
+ * power of two, so a percentile is within 1/2^HIST_SUB_BITS (3%) of the
+ * true value. count, sum, min and max are exact. Values up to 2^44 ns (4.9
+ * hours). Two histograms merge by adding their buckets.
+ */
+#define HIST_SUB_BITS 5
+#define HIST_GROUPS 40
+#define HIST_BUCKETS (HIST_GROUPS << HIST_SUB_BITS)
+
+struct hist {
+	uint64_t count, sum, min, max;
+	uint64_t bucket[HIST_BUCKETS];
+};
+
+void hist_init(struct hist *h);
+void hist_add(struct hist *h, uint64_t ns);
+void hist_merge(struct hist *dst, const struct hist *src);
+/* The value below which a fraction p (0..1] of the samples lie; 0 if empty. */
+uint64_t hist_percentile(const struct hist *h, double p);
+double hist_mean(const struct hist *h);
+
+/*
+ * Strict number parsing for options: the whole string must be a number in
+ * [min, max]. On error, prints "PROG: --OPT: why" to stderr and exits 2.
+ */
+long bench_parse_long(const char *prog, const char *opt, const char *s, long min, long max);
+double bench_parse_double(const char *prog, const char *opt, const char *s, double min, double max);
+
+/* The run's environment, as the guest's /proc shows it. */
+struct bench_env {
+	char release[128];	/* uname -r */
+	char cmdline[1024];	/* /proc/cmdline */
+	bool have_knobs;	/* the patched kernel's /proc/sys/kernel/slice_ext_* */
+	char knob_abi[32];	/* kernel.slice_ext_abi */
+	long knob_grant;	/* kernel.slice_ext_grant */
+	long knob_nsec;		/* kernel.slice_ext_nsec */
+	char knob_rt_policy[32];	/* kernel.slice_ext_rt_policy */
+	int nr_cpus;		/* online CPUs */
+	char clocksource[32];	/* current clocksource: tsc keeps clock_gettime() out of the kernel */
+};
+
+void bench_env_read(struct bench_env *env);
+
+/* The kernel's system-wide counters (/sys/kernel/debug/slice_ext/stats). */
+enum bench_kstat {
+	KSTAT_GRANTED, KSTAT_DENIED, KSTAT_EXPIRED, KSTAT_YIELDED, KSTAT_REVOKED,
+	KSTAT_ABORTED, KSTAT_NR
+};
+extern const char *const bench_kstat_names[KSTAT_NR];
+
+struct bench_kstats {
+	bool have;		/* false: no such file (not the patched kernel, or no debugfs) */
+	uint64_t v[KSTAT_NR];
+};
+
+void bench_kstats_read(struct bench_kstats *s);
+/* after - before, per counter; have only if both have. */
+void bench_kstats_delta(struct bench_kstats *d, const struct bench_kstats *before,
+			const struct bench_kstats *after);
+
+/*
+ * JSON output. bench_json_open() opens FILE at start-up, so that a bad path
+ * fails before the run (-1, and it says why). bench_json_header() writes "{"
+ * and the shared "header" object: tool, version, kernel release and command
+ * line, the ABI the tool chose, the kernel's knobs (extension length, grant
+ * switch, RT policy), the tool's own command line. Then the tool writes its fields with the helpers below, and
+ * bench_json_end() closes the object and the file (0, or -1 on a write
+ * error, reported).
+ */
+struct bench_json {
+	FILE *f;
+	const char *path;
+	int depth;
+	bool first[8];
+};
+
+int bench_json_open(struct bench_json *j, const char *path, const char *tool);
+void bench_json_header(struct bench_json *j, const char *tool, int argc, char **argv,
+		       const char *abi, const struct bench_env *env);
+void bench_json_obj(struct bench_json *j, const char *key);	/* "key": { */
+void bench_json_obj_end(struct bench_json *j);			/* } */
+void bench_json_arr(struct bench_json *j, const char *key);	/* "key": [ */
+void bench_json_arr_end(struct bench_json *j);			/* ] */
+void bench_json_u64(struct bench_json *j, const char *key, uint64_t v);	/* key NULL in arrays */
+void bench_json_dbl(struct bench_json *j, const char *key, double v);
+void bench_json_str(struct bench_json *j, const char *key, const char *v);
+void bench_json_bool(struct bench_json *j, const char *key, bool v);
+/* "key": {count, mean, min, p50, p90, p99, p99.9, max}, in ns. */
+void bench_json_hist(struct bench_json *j, const char *key, const struct hist *h);
+void bench_json_kstats(struct bench_json *j, const char *key, const struct bench_kstats *s);
+int bench_json_end(struct bench_json *j);
+
+/* Print the environment lines every tool's summary starts with. */
+void bench_print_env(FILE *f, const char *abi, const struct bench_env *env);
+
+#endif /* SLICEBENCH_BENCH_H */

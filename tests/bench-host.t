@@ -1,0 +1,100 @@
+#!/bin/bash
+# The benchmarks and their common code on the host, where no time slice
+# extension exists and the library falls back to the ABI "none": short runs
+# whose built-in correctness checks must pass, their JSON, and clear errors
+# (exit 2 for bad options, 1 for an absent ABI or an unwritable --json)
+# that lose nothing.
+. "$(dirname "$0")/lib.sh"
+
+bin=$top/build/bin
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# jq_true FILTER FILE: the filter holds on the JSON file.
+jq_true() { jq -e "$1" "$2" >/dev/null; }
+
+# lib/bench's unit tests (TAP), renumbered into this suite.
+while IFS= read -r line; do
+	case "$line" in
+	"ok "*) ok "bench_test: ${line#ok * - }" true ;;
+	"not ok "*) ok "bench_test: ${line#not ok * - }" false ;;
+	esac
+done < <("$bin/bench_test" "$tmp/bench_test.json")
+ok "bench_test's JSON parses, with the shared header and a histogram" \
+	jq_true '.header.tool == "bench_test" and .header.version != null and
+		.results.all.count == 100000 and .results.quoted == "a \"b\"\\\n" and
+		.results.nan == null and .results.list == [1, 2]' "$tmp/bench_test.json"
+
+# locktable: a short run with the ABI none.
+out=$(timeout 120 "$bin/locktable" --clients 8 --hogs 2 --tables 4 --duration 1 --warmup 0 \
+	--interval 1 --json "$tmp/lt.json" 2>&1)
+rc=$?
+is "locktable (ABI none) exits 0" "$rc" 0
+like "locktable checks its tables" "$out" 'correctness: ok \(4 tables, [0-9]+ acquisitions'
+like "locktable prints an interval line" "$out" '\[ +1s \] exec/s: [0-9]+'
+ok "locktable's JSON: header, executions, wait percentiles, no grants, correct" \
+	jq_true '.header.tool == "locktable" and .header.abi == "none" and
+		.config.clients == 8 and .results.executions > 0 and
+		.results.wait.count == .results.executions and
+		.results.wait.p50_ns <= .results.wait.p99_ns and
+		.results.library.granted == 0 and .results.kernel == null and
+		.results.correct == true' "$tmp/lt.json"
+out=$(timeout 120 "$bin/locktable" -c 4 -H 0 -t 2 -d 1 -W 0 -I 0 --lock ticket --skew 1.2 \
+	--extend-waiting 2>&1)
+like "locktable with ticket locks, a skewed choice and -w is correct" "$out" 'correctness: ok'
+
+# extend-sched: Rostedt's fields, seed 001's format.
+out=$(timeout 120 "$bin/extend-sched" --duration 1 --noise 2 --json "$tmp/es.json" 2>&1)
+rc=$?
+is "extend-sched (ABI none) exits 0" "$rc" 0
+for field in "Ran for [0-9]+ times" "Total wait time: [0-9.]+  \(avg: [0-9.]+\)" \
+	"Total contention: [0-9]+" "Total extended: 0" "      max wait: [0-9]+" \
+	"           max: [0-9]+ \(avg: [0-9]+\)" "correctness: ok"; do
+	like "extend-sched prints '$field'" "$out" "$field"
+done
+ok "extend-sched's JSON: iterations, wait and hold, correct" \
+	jq_true '.header.tool == "extend-sched" and .results.iterations > 0 and
+		.results.hold.count == .results.iterations and .results.correct == true' "$tmp/es.json"
+out=$(timeout 60 "$bin/extend-sched" -d -w -t 1 --noise 0 2>&1)
+like "extend-sched -d -w says -w has no effect" "$out" '-w has no effect with -d'
+
+# lock-cost: the uncontended cost, and no grants.
+out=$(timeout 120 "$bin/lock-cost" --pairs 20000 --rounds 3 --json "$tmp/lc.json" 2>&1)
+is "lock-cost exits 0" "$?" 0
+ok "lock-cost's JSON has the four loops and no grants" \
+	jq_true '[.results.plain, .results.section, .results.tas, .results.ticket] |
+		all(.median_ns > 0)' "$tmp/lc.json"
+
+# Bad input: a clear message and the right status, before any work.
+expect_fail() {	# DESC STATUS REGEX CMD...
+	local desc=$1 want=$2 re=$3 out rc
+	shift 3
+	out=$(timeout 30 "$@" 2>&1)
+	rc=$?
+	is "$desc: exit $want" "$rc" "$want"
+	like "$desc: says why" "$out" "$re"
+}
+expect_fail "locktable --clients 0" 2 'clients: 0 is out of range' "$bin/locktable" --clients 0
+expect_fail "locktable --work-in 5us" 2 "work-in: '5us' is not a number" "$bin/locktable" --work-in 5us
+expect_fail "locktable --abi nosuch" 2 "unknown ABI 'nosuch'" "$bin/locktable" --abi nosuch
+expect_fail "locktable --lock mcs" 2 "unknown kind 'mcs'" "$bin/locktable" --lock mcs
+expect_fail "locktable stray argument" 2 "unexpected argument 'extra'" "$bin/locktable" extra
+expect_fail "locktable --bogus" 2 'usage: locktable' "$bin/locktable" --bogus
+expect_fail "locktable --abi mainline on a kernel without it" 1 'no time slice extension' \
+	"$bin/locktable" --abi mainline -d 1 -W 0
+expect_fail "extend-sched -d --abi rseq-cr" 2 'contradicts --abi rseq-cr' \
+	"$bin/extend-sched" -d --abi rseq-cr
+expect_fail "extend-sched --cpus 1000" 2 "CPUs are online" "$bin/extend-sched" --cpus 1000
+expect_fail "extend-sched --duration -1" 2 'out of range' "$bin/extend-sched" --duration -1
+expect_fail "lock-cost --abi task-shared on a kernel without it" 1 'no time slice extension' \
+	"$bin/lock-cost" --abi task-shared
+expect_fail "lock-cost --pairs x" 2 "'x' is not a whole number" "$bin/lock-cost" --pairs x
+# An unwritable --json fails at start-up, not after the run.
+start=$SECONDS
+expect_fail "locktable --json into a missing folder" 1 'cannot write' \
+	"$bin/locktable" --duration 60 --json "$tmp/missing/x.json"
+ok "... and fails before running (not after its 60 s)" test $((SECONDS - start)) -lt 30
+for b in locktable extend-sched lock-cost; do
+	ok "$b --help lists the defaults" bash -c "'$bin/$b' --help | grep -q 'default'"
+done
+done_testing
