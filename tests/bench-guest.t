@@ -1,0 +1,75 @@
+#!/bin/bash
+# The lock benchmarks in the guest, on the patched kernel: for each ABI made
+# live, short locktable and extend-sched runs with the grant switch on and
+# off. With it on, the library and the kernel both see grants; with it off,
+# requests are denied and nothing is granted. Every run's own correctness
+# check must pass. One boot; results come back as JSON through --share.
+. "$(dirname "$0")/lib.sh"
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+mkdir -p "$tmp/share"
+
+abis=(rseq-cr task-shared mainline)
+cat >"$tmp/share/smoke.sh" <<'EOF'
+set -u
+k=/proc/sys/kernel
+for abi in "$@"; do
+	echo "$abi" >$k/slice_ext_abi || exit 1
+	for grant in 1 0; do
+		echo "$grant" >$k/slice_ext_grant || exit 1
+		echo "=== $abi grant=$grant"
+		locktable --abi "$abi" --clients 12 --hogs 12 --tables 2 --work-in 20 --work-out 5 \
+			--duration 2 --warmup 1 --interval 0 --json "/host/lt-$abi-$grant.json" ||
+			echo "locktable-failed $abi $grant"
+		extend-sched --abi "$abi" --duration 2 --json "/host/es-$abi-$grant.json" ||
+			echo "extend-sched-failed $abi $grant"
+	done
+	echo 1 >$k/slice_ext_grant
+	lock-cost --abi "$abi" --pairs 20000 --rounds 3 --json "/host/lc-$abi.json" ||
+		echo "lock-cost-failed $abi"
+done
+extend-sched -w --abi mainline --duration 2 --json /host/es-mainline-w.json ||
+	echo "extend-sched-failed mainline -w"
+EOF
+
+out=$("$VM_RUN" -q --cpus 2 --timeout 900 --share "$tmp/share" -- \
+	sh /host/smoke.sh "${abis[@]}" 2>&1)
+rc=$?
+is "the guest run ended cleanly (vm-run exit $rc)" "$rc" 0
+failed_runs=$(grep -E -- '-failed ' <<<"$out")
+is "every benchmark run exited 0" "$failed_runs" ""
+[ -z "$failed_runs" ] || diag "$out"
+
+# jq_true FILTER FILE: the filter holds on the JSON file.
+jq_true() { jq -e "$1" "$2" >/dev/null 2>&1; }
+
+for abi in "${abis[@]}"; do
+	lt1=$tmp/share/lt-$abi-1.json lt0=$tmp/share/lt-$abi-0.json
+	es1=$tmp/share/es-$abi-1.json es0=$tmp/share/es-$abi-0.json
+	for f in "$lt1" "$lt0" "$es1" "$es0"; do
+		ok "$abi: $(basename "$f") is correct (its own check)" jq_true '.results.correct == true' "$f"
+	done
+	ok "$abi: the header names the ABI, live in the kernel" \
+		jq_true ".header.abi == \"$abi\" and .header.kernel_abi == \"$abi\"" "$lt1"
+	ok "$abi, grants on: locktable's library saw grants, and the kernel granted" \
+		jq_true '.results.library.granted > 0 and .results.kernel.granted > 0' "$lt1"
+	ok "$abi, grants on: extend-sched was extended" \
+		jq_true '.results.extended > 0 and .results.kernel.granted > 0' "$es1"
+	ok "$abi, grants off: no grant in locktable, by the library or the kernel" \
+		jq_true '.header.kernel_grant == false and .results.library.granted == 0 and
+			.results.kernel.granted == 0' "$lt0"
+	ok "$abi, grants off: requests were seen and denied" \
+		jq_true '.results.kernel.denied > 0' "$lt0"
+	ok "$abi, grants off: extend-sched was never extended" \
+		jq_true '.results.extended == 0 and .results.kernel.granted == 0' "$es0"
+	ok "$abi: lock-cost ran with the ABI" \
+		jq_true ".header.abi == \"$abi\" and .results.tas.median_ns > 0" "$tmp/share/lc-$abi.json"
+	for f in "$lt1" "$es1"; do
+		diag "$abi $(basename "$f"): $(jq -c '{lib: .results.library, kernel: .results.kernel}' "$f" 2>/dev/null)"
+	done
+done
+ok "extend-sched -w (mainline): correct, and extended" \
+	jq_true '.config.extend_waiting == true and .results.correct == true and
+		.results.extended > 0' "$tmp/share/es-mainline-w.json"
+done_testing
