@@ -15,23 +15,15 @@
 #include "slice.h"
 
 /* The ABIs, by offset and number (kernel/README.md). */
-#define RSEQ_SLICE_WORD_OFFSET		28	/* cr_counter / slice_ctrl */
 #define RSEQ_FLAGS_OFFSET		16
 #define RSEQ_CS_FLAG_SLICE_EXT_AVAILABLE (1U << 4)
 #define NR_TASK_GETSHARED		463
 #define NR_RSEQ_SLICE_YIELD		471
 #define TASK_SHAREDINFO			1
-#define TASK_PREEMPT_DELAY_REQ		1
-#define TASK_PREEMPT_DELAY_GRANTED	2
-#define TASK_PREEMPT_DELAY_DENIED	3
 #define PR_RSEQ_SLICE_EXTENSION		79
 #define PR_RSEQ_SLICE_EXTENSION_SET	2
 #define PR_RSEQ_SLICE_EXT_ENABLE	1
 #define SLICE_EXT_ABI_KNOB		"/proc/sys/kernel/slice_ext_abi"
-
-/* glibc's registered rseq area (glibc 2.35 and later). */
-extern const ptrdiff_t __rseq_offset;
-extern const unsigned int __rseq_size;
 
 static const char *const abi_names[] = {
 	[SLICE_ABI_NONE] = "none",
@@ -42,18 +34,11 @@ static const char *const abi_names[] = {
 };
 
 /* The process-wide back end, set by slice_init(). */
-static enum slice_abi abi = SLICE_ABI_NONE;
+enum slice_abi slice__abi = SLICE_ABI_NONE;
 /* Enter before spinning for a lock instead of after taking it. */
-static bool extend_while_waiting;
+bool slice__extend_waiting;
 
-struct slice_thread {
-	unsigned int depth;	/* nesting of slice_enter() */
-	int state;		/* 0: not set up, 1: ready, -1: set-up failed (acts as none) */
-	volatile uint16_t *sched_delay;	/* task-shared */
-	struct slice_counters c;
-};
-
-static __thread struct slice_thread me;
+__thread struct slice__thread slice__self;
 
 const char *slice_abi_name(enum slice_abi a)
 {
@@ -73,17 +58,12 @@ int slice_abi_parse(const char *name, enum slice_abi *out)
 
 enum slice_abi slice_current_abi(void)
 {
-	return abi;
+	return slice__abi;
 }
 
 static inline char *rseq_area(void)
 {
 	return (char *)__builtin_thread_pointer() + __rseq_offset;
-}
-
-static inline volatile uint32_t *rseq_word(void)
-{
-	return (volatile uint32_t *)(rseq_area() + RSEQ_SLICE_WORD_OFFSET);
 }
 
 static void fmt(char *err, size_t len, const char *f, ...)
@@ -124,13 +104,13 @@ int slice_init(enum slice_abi want, char *err, size_t errlen)
 		return -1;
 	}
 	if (want == SLICE_ABI_AUTO) {
-		abi = have ? live : SLICE_ABI_NONE;
-		if (abi == SLICE_ABI_RSEQ_CR && !__rseq_size)
-			abi = SLICE_ABI_NONE;
+		slice__abi = have ? live : SLICE_ABI_NONE;
+		if (slice__abi == SLICE_ABI_RSEQ_CR && !__rseq_size)
+			slice__abi = SLICE_ABI_NONE;
 		return 0;
 	}
 	if (want == SLICE_ABI_NONE) {
-		abi = SLICE_ABI_NONE;
+		slice__abi = SLICE_ABI_NONE;
 		return 0;
 	}
 	if ((want == SLICE_ABI_RSEQ_CR || want == SLICE_ABI_MAINLINE) && !__rseq_size) {
@@ -158,13 +138,13 @@ int slice_init(enum slice_abi want, char *err, size_t errlen)
 		    SLICE_EXT_ABI_KNOB);
 		return -1;
 	}
-	abi = want;
+	slice__abi = want;
 	/* Set up the calling thread now, so that an error shows here. */
-	me.state = 0;
+	slice__self.state = 0;
 	if (slice_thread_init()) {
 		fmt(err, errlen, "setting up the %s ABI failed: %s", slice_abi_name(want),
 		    strerror(errno));
-		abi = SLICE_ABI_NONE;
+		slice__abi = SLICE_ABI_NONE;
 		return -1;
 	}
 	return 0;
@@ -175,14 +155,14 @@ int slice_thread_init(void)
 	void *ptr = NULL;
 	int ret = 0;
 
-	if (me.state)
-		return me.state > 0 ? 0 : -1;
-	switch (abi) {
+	if (slice__self.state)
+		return slice__self.state > 0 ? 0 : -1;
+	switch (slice__abi) {
 	case SLICE_ABI_TASK_SHARED:
 		if (syscall(NR_TASK_GETSHARED, TASK_SHAREDINFO, 0, &ptr))
 			ret = -1;
 		else
-			me.sched_delay = ptr;
+			slice__self.sched_delay = ptr;
 		break;
 	case SLICE_ABI_MAINLINE:
 		if (prctl(PR_RSEQ_SLICE_EXTENSION, PR_RSEQ_SLICE_EXTENSION_SET,
@@ -192,143 +172,33 @@ int slice_thread_init(void)
 	default:
 		break;
 	}
-	me.state = ret ? -1 : 1;
+	slice__self.state = ret ? -1 : 1;
 	return ret;
 }
 
-#define barrier() __asm__ __volatile__("" ::: "memory")
-
-void slice_enter(void)
+int slice__setup(void)
 {
-	if (me.depth++)
-		return;
-	if (__builtin_expect(!me.state, 0))
+	if (!slice__self.state)
 		slice_thread_init();
-	me.c.sections++;
-	if (me.state < 0)
-		return;
-	switch (abi) {
-	case SLICE_ABI_RSEQ_CR:
-		/* One instruction: the kernel only looks while we are stopped. */
-		__asm__ __volatile__("addl $2, %0" : "+m"(*rseq_word()) :: "memory");
-		break;
-	case SLICE_ABI_TASK_SHARED:
-		*me.sched_delay = TASK_PREEMPT_DELAY_REQ;
-		barrier();
-		break;
-	case SLICE_ABI_MAINLINE:
-		/* slice_ctrl.request is the word's first byte. */
-		*(volatile uint8_t *)rseq_word() = 1;
-		barrier();
-		break;
-	default:
-		break;
-	}
+	return slice__self.state > 0 ? 0 : -1;
 }
 
-void slice_exit(void)
+void slice__granted(void)
 {
-	uint32_t v;
-	uint16_t old;
-
-	if (--me.depth)
-		return;
-	if (me.state < 0)
-		return;
-	switch (abi) {
-	case SLICE_ABI_RSEQ_CR:
-		__asm__ __volatile__("subl $2, %0" : "+m"(*rseq_word()) :: "memory");
-		v = *rseq_word();
-		/* Out of every critical section, and the kernel extended us. */
-		if (v == 1) {
-			me.c.grants++;
-			me.c.yields++;
-			sched_yield();
-		}
-		break;
-	case SLICE_ABI_TASK_SHARED:
-		/* Withdraw the request and read the answer in one instruction. */
-		old = __atomic_exchange_n(me.sched_delay, 0, __ATOMIC_RELAXED);
-		if (old == TASK_PREEMPT_DELAY_GRANTED) {
-			me.c.grants++;
-			me.c.yields++;
-			sched_yield();
-		} else if (old == TASK_PREEMPT_DELAY_DENIED) {
-			me.c.denied++;
-		}
-		break;
-	case SLICE_ABI_MAINLINE:
-		barrier();
-		*(volatile uint8_t *)rseq_word() = 0;
-		barrier();
-		/* slice_ctrl.granted is the second byte. */
-		if (((volatile uint8_t *)rseq_word())[1]) {
-			me.c.grants++;
-			me.c.yields++;
-			syscall(NR_RSEQ_SLICE_YIELD);
-		}
-		break;
-	default:
-		break;
-	}
+	slice__self.c.grants++;
+	slice__self.c.yields++;
+	if (slice__abi == SLICE_ABI_MAINLINE)
+		syscall(NR_RSEQ_SLICE_YIELD);
+	else
+		sched_yield();
 }
 
 void slice_counters_get(struct slice_counters *c)
 {
-	*c = me.c;
+	*c = slice__self.c;
 }
 
 void slice_set_extend_while_waiting(bool on)
 {
-	extend_while_waiting = on;
-}
-
-static inline void cpu_relax(void)
-{
-	__asm__ __volatile__("pause" ::: "memory");
-}
-
-bool slice_spin_lock(struct slice_spinlock *l)
-{
-	bool contended = false;
-
-	if (extend_while_waiting)
-		slice_enter();
-	while (__atomic_exchange_n(&l->locked, 1, __ATOMIC_ACQUIRE)) {
-		contended = true;
-		while (__atomic_load_n(&l->locked, __ATOMIC_RELAXED))
-			cpu_relax();
-	}
-	if (!extend_while_waiting)
-		slice_enter();
-	return contended;
-}
-
-void slice_spin_unlock(struct slice_spinlock *l)
-{
-	__atomic_store_n(&l->locked, 0, __ATOMIC_RELEASE);
-	slice_exit();
-}
-
-bool slice_ticket_lock(struct slice_ticketlock *l)
-{
-	uint32_t ticket;
-	bool contended = false;
-
-	if (extend_while_waiting)
-		slice_enter();
-	ticket = __atomic_fetch_add(&l->next, 1, __ATOMIC_RELAXED);
-	while (__atomic_load_n(&l->owner, __ATOMIC_ACQUIRE) != ticket) {
-		contended = true;
-		cpu_relax();
-	}
-	if (!extend_while_waiting)
-		slice_enter();
-	return contended;
-}
-
-void slice_ticket_unlock(struct slice_ticketlock *l)
-{
-	__atomic_store_n(&l->owner, l->owner + 1, __ATOMIC_RELEASE);
-	slice_exit();
+	slice__extend_waiting = on;
 }

@@ -55,11 +55,113 @@ int slice_abi_parse(const char *name, enum slice_abi *abi);
 /* Per-thread set-up, done lazily by the first slice_enter(); 0 or -errno. */
 int slice_thread_init(void);
 
-void slice_enter(void);
-void slice_exit(void);
-
 /* This thread's counters. */
 void slice_counters_get(struct slice_counters *c);
+
+/*
+ * Stay extended while waiting for a lock (Rostedt's -w): enter the critical
+ * section before spinning rather than after acquiring. Process-wide.
+ */
+void slice_set_extend_while_waiting(bool on);
+
+/*
+ * slice_enter()/slice_exit() and the locks are inline: an uncontended
+ * lock/unlock is a few instructions more than a plain spinlock (the
+ * numbers are in lib/README.md). What follows up to the locks is the
+ * library's internals, not API.
+ */
+#define SLICE__WORD_OFFSET		28	/* rseq: cr_counter (rseq-cr), slice_ctrl (mainline) */
+#define SLICE__TASK_SHARED_REQ		1
+#define SLICE__TASK_SHARED_GRANTED	2
+#define SLICE__TASK_SHARED_DENIED	3
+
+struct slice__thread {
+	unsigned int depth;	/* nesting of slice_enter() */
+	int state;		/* 0: not set up, 1: ready, -1: set-up failed (acts as none) */
+	volatile uint16_t *sched_delay;	/* task-shared */
+	struct slice_counters c;
+};
+
+extern __thread struct slice__thread slice__self;
+extern enum slice_abi slice__abi;
+extern bool slice__extend_waiting;
+/* glibc's registered rseq area (glibc 2.35 and later). */
+extern const ptrdiff_t __rseq_offset;
+extern const unsigned int __rseq_size;
+
+int slice__setup(void);		/* first section of a thread: 0 ready, -1 acts as none */
+void slice__granted(void);	/* the kernel extended us: count, and give the CPU back */
+
+static inline volatile uint32_t *slice__rseq_word(void)
+{
+	return (volatile uint32_t *)((char *)__builtin_thread_pointer() + __rseq_offset +
+				     SLICE__WORD_OFFSET);
+}
+
+#define slice__barrier() __asm__ __volatile__("" ::: "memory")
+
+static inline void slice_enter(void)
+{
+	struct slice__thread *me = &slice__self;
+
+	if (me->depth++)
+		return;
+	me->c.sections++;
+	if (__builtin_expect(me->state <= 0, 0) && slice__setup())
+		return;
+	switch (slice__abi) {
+	case SLICE_ABI_RSEQ_CR:
+		/* One instruction: the kernel only looks while we are stopped. */
+		__asm__ __volatile__("addl $2, %0" : "+m"(*slice__rseq_word()) :: "memory");
+		break;
+	case SLICE_ABI_TASK_SHARED:
+		*me->sched_delay = SLICE__TASK_SHARED_REQ;
+		slice__barrier();
+		break;
+	case SLICE_ABI_MAINLINE:
+		/* slice_ctrl.request is the word's first byte. */
+		*(volatile uint8_t *)slice__rseq_word() = 1;
+		slice__barrier();
+		break;
+	default:
+		break;
+	}
+}
+
+static inline void slice_exit(void)
+{
+	struct slice__thread *me = &slice__self;
+	uint16_t old;
+
+	if (--me->depth || me->state < 0)
+		return;
+	switch (slice__abi) {
+	case SLICE_ABI_RSEQ_CR:
+		__asm__ __volatile__("subl $2, %0" : "+m"(*slice__rseq_word()) :: "memory");
+		/* Out of every critical section, and the kernel extended us. */
+		if (__builtin_expect(*slice__rseq_word() == 1, 0))
+			slice__granted();
+		break;
+	case SLICE_ABI_TASK_SHARED:
+		/* Withdraw the request and read the answer in one instruction. */
+		old = __atomic_exchange_n(me->sched_delay, 0, __ATOMIC_RELAXED);
+		if (__builtin_expect(old == SLICE__TASK_SHARED_GRANTED, 0))
+			slice__granted();
+		else if (old == SLICE__TASK_SHARED_DENIED)
+			me->c.denied++;
+		break;
+	case SLICE_ABI_MAINLINE:
+		slice__barrier();
+		*(volatile uint8_t *)slice__rseq_word() = 0;
+		slice__barrier();
+		/* slice_ctrl.granted is the second byte. */
+		if (__builtin_expect(((volatile uint8_t *)slice__rseq_word())[1], 0))
+			slice__granted();
+		break;
+	default:
+		break;
+	}
+}
 
 /* ---- locks ------------------------------------------------------------------ */
 
@@ -74,16 +176,55 @@ struct slice_ticketlock {
 	volatile uint32_t owner;
 };
 
-/*
- * Stay extended while waiting for a lock (Rostedt's -w): enter the critical
- * section before spinning rather than after acquiring. Process-wide.
- */
-void slice_set_extend_while_waiting(bool on);
+static inline void slice__cpu_relax(void)
+{
+	__asm__ __volatile__("pause" ::: "memory");
+}
 
-/* Each returns true if the lock was contended (had to spin). */
-bool slice_spin_lock(struct slice_spinlock *l);
-void slice_spin_unlock(struct slice_spinlock *l);
-bool slice_ticket_lock(struct slice_ticketlock *l);
-void slice_ticket_unlock(struct slice_ticketlock *l);
+/* Each lock function returns true if the lock was contended (had to spin). */
+static inline bool slice_spin_lock(struct slice_spinlock *l)
+{
+	bool contended = false, early = slice__extend_waiting;
+
+	if (early)
+		slice_enter();
+	while (__atomic_exchange_n(&l->locked, 1, __ATOMIC_ACQUIRE)) {
+		contended = true;
+		while (__atomic_load_n(&l->locked, __ATOMIC_RELAXED))
+			slice__cpu_relax();
+	}
+	if (!early)
+		slice_enter();
+	return contended;
+}
+
+static inline void slice_spin_unlock(struct slice_spinlock *l)
+{
+	__atomic_store_n(&l->locked, 0, __ATOMIC_RELEASE);
+	slice_exit();
+}
+
+static inline bool slice_ticket_lock(struct slice_ticketlock *l)
+{
+	bool contended = false, early = slice__extend_waiting;
+	uint32_t ticket;
+
+	if (early)
+		slice_enter();
+	ticket = __atomic_fetch_add(&l->next, 1, __ATOMIC_RELAXED);
+	while (__atomic_load_n(&l->owner, __ATOMIC_ACQUIRE) != ticket) {
+		contended = true;
+		slice__cpu_relax();
+	}
+	if (!early)
+		slice_enter();
+	return contended;
+}
+
+static inline void slice_ticket_unlock(struct slice_ticketlock *l)
+{
+	__atomic_store_n(&l->owner, l->owner + 1, __ATOMIC_RELEASE);
+	slice_exit();
+}
 
 #endif /* SLICEBENCH_SLICE_H */
