@@ -41,13 +41,14 @@ BENCH_PROGS := locktable extend-sched lock-cost
 guest_targets := $(foreach p,$(GUEST_PROGS),$(GUEST_BIN)/$(firstword $(subst :, ,$(p)))) \
 	$(foreach s,$(GUEST_SCRIPTS),$(GUEST_BIN)/$(notdir $(s))) \
 	$(addprefix $(GUEST_BIN)/,$(SELFTESTS)) \
-	$(addprefix $(GUEST_BIN)/,$(BENCH_PROGS))
+	$(addprefix $(GUEST_BIN)/,$(BENCH_PROGS)) $(GUEST_BIN)/swingbench-lite
 
 # The extension-aware locking library and the benchmarks' common code, and
 # their host unit tests.
 LIB_SRC := lib/slice.c lib/bench.c
 LIB_HDR := lib/slice.h lib/bench.h
-HOST_PROGS := $(HOST_BIN)/slice_test $(HOST_BIN)/bench_test $(addprefix $(HOST_BIN)/,$(BENCH_PROGS))
+HOST_PROGS := $(HOST_BIN)/slice_test $(HOST_BIN)/bench_test \
+	$(addprefix $(HOST_BIN)/,$(BENCH_PROGS)) $(HOST_BIN)/swingbench-lite
 
 .PHONY: all deps kernel programs image check check-debug clean
 
@@ -63,6 +64,20 @@ $(GUEST_BIN)/$(1): bench/$(1)/$(1).c $(LIB_SRC) $(LIB_HDR) | $(GUEST_BIN)
 	$$(CC) $$(SB_CFLAGS) -I lib -static -o $$@ $$< $(LIB_SRC) -lm
 endef
 $(foreach b,$(BENCH_PROGS),$(eval $(call bench_rules,$(b))))
+
+# swingbench-lite: SQLite always; PostgreSQL (libpq) on the host only, as
+# the guest has no server and libpq does not link statically without its
+# own dependencies.
+SBL_SRC := $(wildcard bench/swingbench-lite/*.c)
+SBL_HDR := $(wildcard bench/swingbench-lite/*.h)
+SBL_CFLAGS := -I lib -I bench/swingbench-lite
+$(HOST_BIN)/swingbench-lite: $(SBL_SRC) $(SBL_HDR) $(LIB_SRC) $(LIB_HDR) | $(HOST_BIN)
+	$(CC) $(SB_CFLAGS) $(SBL_CFLAGS) -DHAVE_LIBPQ -I $$(pg_config --includedir) -o $@ \
+		$(SBL_SRC) $(LIB_SRC) -lsqlite3 -lpq -lm
+$(GUEST_BIN)/swingbench-lite: $(filter-out %/db_pg.c,$(SBL_SRC)) $(SBL_HDR) $(LIB_SRC) $(LIB_HDR) | $(GUEST_BIN)
+	rm -f $@; $(CC) $(SB_CFLAGS) $(SBL_CFLAGS) -static -o $@ $(filter-out %/db_pg.c,$(SBL_SRC)) \
+		$(LIB_SRC) -lsqlite3 -lm 2>&1 | { grep -v -e "Using 'dlopen' in statically linked" \
+		-e 'in function .unixDlOpen.' || true; }; test -x $@
 
 deps:
 	@tools/install-deps

@@ -83,6 +83,23 @@ void hist_add(struct hist *h, uint64_t ns)
 		h->max = ns;
 }
 
+void hist_add_atomic(struct hist *h, uint64_t ns)
+{
+	uint64_t old;
+
+	__atomic_fetch_add(&h->bucket[hist_index(ns)], 1, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&h->count, 1, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&h->sum, ns, __ATOMIC_RELAXED);
+	old = __atomic_load_n(&h->min, __ATOMIC_RELAXED);
+	while (ns < old && !__atomic_compare_exchange_n(&h->min, &old, ns, true,
+							__ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		;
+	old = __atomic_load_n(&h->max, __ATOMIC_RELAXED);
+	while (ns > old && !__atomic_compare_exchange_n(&h->max, &old, ns, true,
+							__ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		;
+}
+
 void hist_merge(struct hist *dst, const struct hist *src)
 {
 	for (unsigned int i = 0; i < HIST_BUCKETS; i++)

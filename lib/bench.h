@@ -41,6 +41,8 @@ struct hist {
 
 void hist_init(struct hist *h);
 void hist_add(struct hist *h, uint64_t ns);
+/* hist_add() for a histogram that several threads share. */
+void hist_add_atomic(struct hist *h, uint64_t ns);
 void hist_merge(struct hist *dst, const struct hist *src);
 /* The value below which a fraction p (0..1] of the samples lie; 0 if empty. */
 uint64_t hist_percentile(const struct hist *h, double p);

@@ -198,6 +198,16 @@ static inline bool slice_spin_lock(struct slice_spinlock *l)
 	return contended;
 }
 
+/* One attempt, no spinning: true if taken (and the section entered). */
+static inline bool slice_spin_trylock(struct slice_spinlock *l)
+{
+	if (__atomic_load_n(&l->locked, __ATOMIC_RELAXED) ||
+	    __atomic_exchange_n(&l->locked, 1, __ATOMIC_ACQUIRE))
+		return false;
+	slice_enter();
+	return true;
+}
+
 static inline void slice_spin_unlock(struct slice_spinlock *l)
 {
 	__atomic_store_n(&l->locked, 0, __ATOMIC_RELEASE);

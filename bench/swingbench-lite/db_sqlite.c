@@ -1,0 +1,285 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * db_sqlite.c: swingbench-lite's SQLite back end.
+ *
+ * One connection per client thread, opened without a connection mutex
+ * (SQLITE_OPEN_NOMUTEX: each is used by one thread only), so the mutexes
+ * that remain are the shared ones: the memory allocator's, the shared
+ * cache's B-tree mutex, the WAL index's, the VFS's. Those are what
+ * sqlite_mutex.c makes extension-aware.
+ *
+ * In shared-cache mode a writer that finds another writer active gets
+ * SQLITE_LOCKED; the client then waits with sqlite3_unlock_notify() (the
+ * blocking connection's commit wakes it) and retries the transaction. In
+ * private-cache mode SQLite's busy timeout does the waiting.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "db.h"
+
+struct db_sqlite_config db_sqlite_config = {
+	.shared_cache = true,
+	.journal = "wal",
+	.busy_timeout_ms = 10000,
+};
+
+#define MAX_ROWS 64
+#define MAX_COLS 8
+#define ARENA 16384
+
+struct db {
+	sqlite3 *h;
+	sqlite3_stmt *stmt[DB_MAX_STMTS];
+	int nrows, ncols;
+	int64_t ival[MAX_ROWS][MAX_COLS];
+	const char *tval[MAX_ROWS][MAX_COLS];
+	char arena[ARENA];
+	size_t used;
+	int64_t changes;
+	char err[256];
+	/* unlock-notify: registered when a statement fails with SQLITE_LOCKED. */
+	bool notify_registered;
+	bool notified;
+	pthread_mutex_t notify_mutex;
+	pthread_cond_t notify_cond;
+};
+
+static void set_err(struct db *db, const char *what)
+{
+	snprintf(db->err, sizeof(db->err), "%s: %s (%d)", what, sqlite3_errmsg(db->h),
+		 sqlite3_extended_errcode(db->h));
+}
+
+static void unlock_cb(void **args, int n)
+{
+	for (int i = 0; i < n; i++) {
+		struct db *db = args[i];
+
+		pthread_mutex_lock(&db->notify_mutex);
+		db->notified = true;
+		pthread_cond_signal(&db->notify_cond);
+		pthread_mutex_unlock(&db->notify_mutex);
+	}
+}
+
+/* Map an SQLite result code of a failed statement. */
+static enum db_status failed(struct db *db, int rc, const char *what)
+{
+	set_err(db, what);
+	if ((rc & 0xff) == SQLITE_LOCKED) {
+		db->notified = false;
+		/* SQLITE_LOCKED back: a deadlock; wait_retry() just backs off. */
+		db->notify_registered = sqlite3_unlock_notify(db->h, unlock_cb, db) == SQLITE_OK;
+		return DB_RETRY;
+	}
+	if ((rc & 0xff) == SQLITE_BUSY)
+		return DB_RETRY;
+	return DB_ERROR;
+}
+
+static enum db_status exec_sql(struct db *db, const char *sql)
+{
+	char *msg = NULL;
+	int rc = sqlite3_exec(db->h, sql, NULL, NULL, &msg);
+
+	sqlite3_free(msg);
+	db->nrows = 0;
+	return rc == SQLITE_OK ? DB_OK : failed(db, rc, sql);
+}
+
+static struct db *db_open(const char *path, char *err, size_t errlen)
+{
+	struct db *db = calloc(1, sizeof(*db));
+	char uri[4096], pragma[128];
+	int rc;
+
+	if (!db) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	if (strpbrk(path, "?#%")) {
+		snprintf(err, errlen, "%s: the database path may not contain '?', '#' or '%%'", path);
+		free(db);
+		return NULL;
+	}
+	pthread_mutex_init(&db->notify_mutex, NULL);
+	pthread_cond_init(&db->notify_cond, NULL);
+	snprintf(uri, sizeof(uri), "file:%s%s", path,
+		 db_sqlite_config.shared_cache ? "?cache=shared" : "?cache=private");
+	rc = sqlite3_open_v2(uri, &db->h, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
+			     SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX, NULL);
+	if (rc != SQLITE_OK) {
+		snprintf(err, errlen, "%s: %s", path, db->h ? sqlite3_errmsg(db->h) : sqlite3_errstr(rc));
+		sqlite3_close(db->h);
+		free(db);
+		return NULL;
+	}
+	sqlite3_extended_result_codes(db->h, 1);
+	sqlite3_busy_timeout(db->h, db_sqlite_config.busy_timeout_ms);
+	snprintf(pragma, sizeof(pragma), "PRAGMA journal_mode=%s; PRAGMA synchronous=NORMAL;%s",
+		 db_sqlite_config.journal,
+		 db_sqlite_config.shared_cache ? " PRAGMA read_uncommitted=1;" : "");
+	/* journal_mode needs the database lock: retry while others hold it. */
+	for (int i = 0; (rc = exec_sql(db, pragma)) == DB_RETRY && i < 1000; i++) {
+		struct timespec ts = { 0, 1000000 };
+
+		nanosleep(&ts, NULL);
+	}
+	if (rc != DB_OK) {
+		snprintf(err, errlen, "%s: %s", path, db->err);
+		sqlite3_close(db->h);
+		free(db);
+		return NULL;
+	}
+	return db;
+}
+
+static void db_close(struct db *db)
+{
+	if (!db)
+		return;
+	for (int i = 0; i < DB_MAX_STMTS; i++)
+		sqlite3_finalize(db->stmt[i]);
+	sqlite3_close(db->h);
+	pthread_mutex_destroy(&db->notify_mutex);
+	pthread_cond_destroy(&db->notify_cond);
+	free(db);
+}
+
+static int db_prepare(struct db *db, int id, const char *sql)
+{
+	char buf[4096], *o = buf;
+	int rc;
+
+	if (id < 0 || id >= DB_MAX_STMTS || strlen(sql) >= sizeof(buf)) {
+		snprintf(db->err, sizeof(db->err), "statement %d: bad id or too long", id);
+		return -1;
+	}
+	/* $N -> ?N */
+	for (const char *s = sql; *s && o < buf + sizeof(buf) - 1; s++)
+		*o++ = (*s == '$' && s[1] >= '0' && s[1] <= '9') ? '?' : *s;
+	*o = '\0';
+	sqlite3_finalize(db->stmt[id]);
+	rc = sqlite3_prepare_v3(db->h, buf, -1, SQLITE_PREPARE_PERSISTENT, &db->stmt[id], NULL);
+	if (rc != SQLITE_OK) {
+		set_err(db, sql);
+		return -1;
+	}
+	return 0;
+}
+
+static enum db_status db_exec(struct db *db, int id, int n, const struct db_param *p)
+{
+	sqlite3_stmt *st = db->stmt[id];
+	enum db_status ret = DB_OK;
+	int rc;
+
+	db->nrows = 0;
+	db->used = 0;
+	db->changes = 0;
+	for (int i = 0; i < n; i++) {
+		rc = p[i].text ? sqlite3_bind_text(st, i + 1, p[i].s, -1, SQLITE_STATIC) :
+				 sqlite3_bind_int64(st, i + 1, p[i].i);
+		if (rc != SQLITE_OK) {
+			set_err(db, "bind");
+			sqlite3_reset(st);
+			return DB_ERROR;
+		}
+	}
+	db->ncols = sqlite3_column_count(st);
+	if (db->ncols > MAX_COLS)
+		db->ncols = MAX_COLS;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int r = db->nrows++;
+
+		if (r >= MAX_ROWS)
+			continue;
+		for (int c = 0; c < db->ncols; c++) {
+			const char *t = (const char *)sqlite3_column_text(st, c);
+			size_t len = t ? strlen(t) + 1 : 1;
+
+			db->ival[r][c] = sqlite3_column_int64(st, c);
+			if (t && db->used + len <= ARENA) {
+				memcpy(db->arena + db->used, t, len);
+				db->tval[r][c] = db->arena + db->used;
+				db->used += len;
+			} else {
+				db->tval[r][c] = "";
+			}
+		}
+	}
+	if (rc != SQLITE_DONE)
+		ret = failed(db, rc, sqlite3_sql(st));
+	else
+		db->changes = sqlite3_changes64(db->h);
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+	return ret;
+}
+
+static int db_nrows(struct db *db)
+{
+	return db->nrows;
+}
+
+static int64_t db_get_int(struct db *db, int row, int col)
+{
+	return row < db->nrows && row < MAX_ROWS && col < db->ncols ? db->ival[row][col] : 0;
+}
+
+static const char *db_get_text(struct db *db, int row, int col)
+{
+	return row < db->nrows && row < MAX_ROWS && col < db->ncols ? db->tval[row][col] : "";
+}
+
+static int64_t db_changes(struct db *db)
+{
+	return db->changes;
+}
+
+static const char *db_errmsg(struct db *db)
+{
+	return db->err;
+}
+
+static void db_wait_retry(struct db *db, int attempt)
+{
+	struct timespec ts;
+
+	if (db->notify_registered) {
+		/* Woken by the blocking connection's commit or rollback. */
+		pthread_mutex_lock(&db->notify_mutex);
+		while (!db->notified)
+			pthread_cond_wait(&db->notify_cond, &db->notify_mutex);
+		pthread_mutex_unlock(&db->notify_mutex);
+		db->notify_registered = false;
+		return;
+	}
+	/* Back off: 50 us doubling to 5 ms. */
+	ts.tv_sec = 0;
+	ts.tv_nsec = 50000L << (attempt < 7 ? attempt : 7);
+	nanosleep(&ts, NULL);
+}
+
+const struct db_ops db_sqlite_ops = {
+	.name = "sqlite",
+	.open = db_open,
+	.close = db_close,
+	.prepare = db_prepare,
+	.exec = db_exec,
+	.exec_sql = exec_sql,
+	.nrows = db_nrows,
+	.get_int = db_get_int,
+	.get_text = db_get_text,
+	.changes = db_changes,
+	.errmsg = db_errmsg,
+	.wait_retry = db_wait_retry,
+	.begin_write = "BEGIN IMMEDIATE",
+};

@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * soe.h: Swingbench's Order Entry ("SOE") schema, data and transactions, in
+ * portable SQL on db.h.
+ */
+#ifndef SWINGBENCH_SOE_H
+#define SWINGBENCH_SOE_H
+
+#include <stdint.h>
+
+#include "db.h"
+
+enum soe_txn {
+	TX_NCR,		/* New Customer Registration */
+	TX_UCD,		/* Update Customer Details */
+	TX_BP,		/* Browse Products */
+	TX_OP,		/* Order Products */
+	TX_PO,		/* Process Orders */
+	TX_BO,		/* Browse Orders */
+	TX_SRQ,		/* Sales Rep Query (off by default) */
+	TX_WQ,		/* Warehouse Query (off by default) */
+	TX_WAQ,		/* Warehouse Activity Query (off by default) */
+	TX_NR
+};
+
+struct soe_txn_info {
+	const char *name;	/* e.g. "order-products" */
+	const char *abbrev;	/* e.g. "op" */
+	int default_weight;	/* upstream.md section 3 */
+	bool writes;		/* needs a write transaction */
+};
+extern const struct soe_txn_info soe_txns[TX_NR];
+
+/* The size of the data set. Scale 1: the numbers in soe.c's soe_rows(). */
+struct soe_rows {
+	int64_t customers, products, categories, warehouses, orders;
+};
+void soe_rows(double scale, struct soe_rows *rows);
+
+/* What committed transactions changed, for the consistency check. */
+struct soe_effects {
+	int64_t customers, addresses, cards, orders, processed, logons;
+};
+
+struct soe_client {
+	const struct db_ops *ops;
+	struct db *db;
+	uint64_t rng;
+	uint64_t sql;			/* statements executed (BEGIN/COMMIT excluded) */
+	struct soe_effects done;	/* committed */
+	struct soe_effects pending;	/* of the transaction in progress */
+};
+
+/* Drop and create the schema, load it, record the baseline. 0 or -1 (err). */
+int soe_load(const struct db_ops *ops, struct db *db, double scale, uint64_t seed,
+	     char *err, size_t errlen);
+/* Read the data set's size and set up the id allocators. 0 or -1 (err). */
+int soe_attach(const struct db_ops *ops, struct db *db, char *err, size_t errlen);
+/* Prepare the transactions' statements on a client's connection. */
+int soe_prepare(struct soe_client *c, char *err, size_t errlen);
+/*
+ * One attempt at one transaction, from BEGIN to COMMIT. On DB_OK its
+ * effects are added to c->done; otherwise it was rolled back and nothing of
+ * it remains.
+ */
+enum db_status soe_run(struct soe_client *c, enum soe_txn t);
+/*
+ * The consistency check after a run: order totals equal their items,
+ * inventory plus ordered quantities equals the baseline stock, and the
+ * rows added equal the committed transactions' effects. Writes a line per
+ * check to report; returns the number of failed checks, or -1 if the
+ * check itself could not run (err).
+ */
+int soe_check(const struct db_ops *ops, struct db *db, const struct soe_effects *done,
+	      char *report, size_t reportlen, char *err, size_t errlen);
+
+#endif /* SWINGBENCH_SOE_H */

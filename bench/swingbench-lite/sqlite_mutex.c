@@ -1,0 +1,304 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sqlite_mutex.c: SQLite's mutexes, replaced at start-up through
+ * sqlite3_config(SQLITE_CONFIG_MUTEX), without patching SQLite.
+ *
+ *   pthread   pthread mutexes, recursive where SQLite asks for it: what
+ *             SQLite's own unix implementation does, plus counting
+ *   spin      a test-and-test-and-set spinlock with pause
+ *   spin-ext  lib/slice's extension-aware spinlock: while a thread holds
+ *             any SQLite mutex it asks the kernel not to preempt it
+ *
+ * Every mutex counts its acquisitions and how many found it taken; the
+ * counts are kept under the mutex itself, so they cost no atomics. They are
+ * summed per kind of mutex (SQLite's static ones by name, the dynamic ones
+ * by type) for the report: they show which latches the workload really
+ * contends on.
+ */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "slice.h"
+#include "sqlite_mutex.h"
+
+#define NR_IDS (SQLITE_MUTEX_STATIC_VFS3 + 1)
+
+struct sb_mutex {
+	int id;
+	union {
+		pthread_mutex_t pm;
+		struct slice_spinlock sl;
+	};
+	pthread_t owner;	/* spin kinds: for recursion */
+	int depth;
+	uint64_t acquired, contended;	/* under the mutex */
+	struct sb_mutex *next, *prev;	/* the live dynamic mutexes */
+};
+
+static enum sb_mutex_kind kind;
+static struct sb_mutex statics[NR_IDS];
+/* The live dynamic mutexes, and the counts of freed ones, per type. */
+static pthread_mutex_t list_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct sb_mutex *live;
+static uint64_t freed_acquired[2], freed_contended[2];
+
+static const char *const id_names[NR_IDS] = {
+	[SQLITE_MUTEX_FAST] = "fast (dynamic: shared-cache B-tree, WAL index, ...)",
+	[SQLITE_MUTEX_RECURSIVE] = "recursive (dynamic: connections)",
+	[SQLITE_MUTEX_STATIC_MAIN] = "static main",
+	[SQLITE_MUTEX_STATIC_MEM] = "static mem (malloc statistics)",
+	[SQLITE_MUTEX_STATIC_OPEN] = "static open (shared-cache list)",
+	[SQLITE_MUTEX_STATIC_PRNG] = "static prng",
+	[SQLITE_MUTEX_STATIC_LRU] = "static lru (page cache)",
+	[SQLITE_MUTEX_STATIC_PMEM] = "static pmem (page cache memory)",
+	[SQLITE_MUTEX_STATIC_APP1] = "static app1",
+	[SQLITE_MUTEX_STATIC_APP2] = "static app2",
+	[SQLITE_MUTEX_STATIC_APP3] = "static app3",
+	[SQLITE_MUTEX_STATIC_VFS1] = "static vfs1 (unix VFS inodes)",
+	[SQLITE_MUTEX_STATIC_VFS2] = "static vfs2",
+	[SQLITE_MUTEX_STATIC_VFS3] = "static vfs3",
+};
+
+static inline void plain_lock(struct slice_spinlock *l, bool *contended)
+{
+	while (__atomic_exchange_n(&l->locked, 1, __ATOMIC_ACQUIRE)) {
+		*contended = true;
+		while (__atomic_load_n(&l->locked, __ATOMIC_RELAXED))
+			__asm__ __volatile__("pause" ::: "memory");
+	}
+}
+
+static int m_init(void)
+{
+	for (int i = 0; i < NR_IDS; i++) {
+		statics[i].id = i;
+		if (kind == SB_MUTEX_PTHREAD)
+			pthread_mutex_init(&statics[i].pm, NULL);
+	}
+	return SQLITE_OK;
+}
+
+static int m_end(void)
+{
+	return SQLITE_OK;
+}
+
+static sqlite3_mutex *m_alloc(int id)
+{
+	struct sb_mutex *m;
+	pthread_mutexattr_t attr;
+
+	if (id > SQLITE_MUTEX_RECURSIVE) {
+		if (id >= NR_IDS)
+			return NULL;
+		return (sqlite3_mutex *)&statics[id];
+	}
+	m = calloc(1, sizeof(*m));
+	if (!m)
+		return NULL;
+	m->id = id;
+	if (kind == SB_MUTEX_PTHREAD) {
+		pthread_mutexattr_init(&attr);
+		if (id == SQLITE_MUTEX_RECURSIVE)
+			pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_RECURSIVE);
+		pthread_mutex_init(&m->pm, &attr);
+		pthread_mutexattr_destroy(&attr);
+	}
+	pthread_mutex_lock(&list_lock);
+	m->next = live;
+	if (live)
+		live->prev = m;
+	live = m;
+	pthread_mutex_unlock(&list_lock);
+	return (sqlite3_mutex *)m;
+}
+
+static void m_free(sqlite3_mutex *p)
+{
+	struct sb_mutex *m = (struct sb_mutex *)p;
+
+	if (m->id > SQLITE_MUTEX_RECURSIVE)
+		return;
+	pthread_mutex_lock(&list_lock);
+	freed_acquired[m->id] += m->acquired;
+	freed_contended[m->id] += m->contended;
+	if (m->prev)
+		m->prev->next = m->next;
+	else
+		live = m->next;
+	if (m->next)
+		m->next->prev = m->prev;
+	pthread_mutex_unlock(&list_lock);
+	if (kind == SB_MUTEX_PTHREAD)
+		pthread_mutex_destroy(&m->pm);
+	free(m);
+}
+
+/* Already ours (a recursive entry)? Only the owner can see itself here. */
+static inline bool mine(struct sb_mutex *m)
+{
+	return m->depth && pthread_equal(__atomic_load_n(&m->owner, __ATOMIC_RELAXED),
+					 pthread_self());
+}
+
+static void m_enter(sqlite3_mutex *p)
+{
+	struct sb_mutex *m = (struct sb_mutex *)p;
+	bool contended = false;
+
+	switch (kind) {
+	case SB_MUTEX_PTHREAD:
+		if (pthread_mutex_trylock(&m->pm)) {
+			contended = true;
+			pthread_mutex_lock(&m->pm);
+		}
+		break;
+	case SB_MUTEX_SPIN:
+		if (mine(m)) {
+			m->depth++;
+			return;
+		}
+		plain_lock(&m->sl, &contended);
+		break;
+	case SB_MUTEX_SPIN_EXT:
+		if (mine(m)) {
+			m->depth++;
+			return;
+		}
+		contended = slice_spin_lock(&m->sl);
+		break;
+	}
+	__atomic_store_n(&m->owner, pthread_self(), __ATOMIC_RELAXED);
+	m->depth = 1;
+	m->acquired++;
+	m->contended += contended;
+}
+
+static int m_try(sqlite3_mutex *p)
+{
+	struct sb_mutex *m = (struct sb_mutex *)p;
+
+	switch (kind) {
+	case SB_MUTEX_PTHREAD:
+		if (pthread_mutex_trylock(&m->pm))
+			return SQLITE_BUSY;
+		break;
+	case SB_MUTEX_SPIN:
+		if (mine(m)) {
+			m->depth++;
+			return SQLITE_OK;
+		}
+		if (__atomic_exchange_n(&m->sl.locked, 1, __ATOMIC_ACQUIRE))
+			return SQLITE_BUSY;
+		break;
+	case SB_MUTEX_SPIN_EXT:
+		if (mine(m)) {
+			m->depth++;
+			return SQLITE_OK;
+		}
+		if (!slice_spin_trylock(&m->sl))
+			return SQLITE_BUSY;
+		break;
+	}
+	__atomic_store_n(&m->owner, pthread_self(), __ATOMIC_RELAXED);
+	m->depth = 1;
+	m->acquired++;
+	return SQLITE_OK;
+}
+
+static void m_leave(sqlite3_mutex *p)
+{
+	struct sb_mutex *m = (struct sb_mutex *)p;
+
+	switch (kind) {
+	case SB_MUTEX_PTHREAD:
+		/* pthread's recursive mutexes count for themselves. */
+		pthread_mutex_unlock(&m->pm);
+		break;
+	case SB_MUTEX_SPIN:
+		if (--m->depth)
+			return;
+		__atomic_store_n(&m->owner, (pthread_t)0, __ATOMIC_RELAXED);
+		__atomic_store_n(&m->sl.locked, 0, __ATOMIC_RELEASE);
+		break;
+	case SB_MUTEX_SPIN_EXT:
+		if (--m->depth)
+			return;
+		__atomic_store_n(&m->owner, (pthread_t)0, __ATOMIC_RELAXED);
+		slice_spin_unlock(&m->sl);
+		break;
+	}
+}
+
+/* Used by SQLite's assert()s only, which release builds do not have. */
+static int m_held(sqlite3_mutex *p)
+{
+	return p == NULL || mine((struct sb_mutex *)p);
+}
+
+static int m_notheld(sqlite3_mutex *p)
+{
+	return p == NULL || !mine((struct sb_mutex *)p);
+}
+
+int sb_mutex_install(enum sb_mutex_kind k)
+{
+	static const sqlite3_mutex_methods methods = {
+		m_init, m_end, m_alloc, m_free, m_enter, m_try, m_leave, m_held, m_notheld,
+	};
+
+	kind = k;
+	return sqlite3_config(SQLITE_CONFIG_MUTEX, &methods);
+}
+
+const char *sb_mutex_kind_name(enum sb_mutex_kind k)
+{
+	return k == SB_MUTEX_PTHREAD ? "pthread" : k == SB_MUTEX_SPIN ? "spin" : "spin-ext";
+}
+
+int sb_mutex_kind_parse(const char *s, enum sb_mutex_kind *k)
+{
+	if (!strcmp(s, "pthread"))
+		*k = SB_MUTEX_PTHREAD;
+	else if (!strcmp(s, "spin"))
+		*k = SB_MUTEX_SPIN;
+	else if (!strcmp(s, "spin-ext"))
+		*k = SB_MUTEX_SPIN_EXT;
+	else
+		return -1;
+	return 0;
+}
+
+int sb_mutex_stats(struct sb_mutex_stat *out, int max)
+{
+	uint64_t acq[NR_IDS] = { 0 }, con[NR_IDS] = { 0 };
+	int n = 0;
+
+	pthread_mutex_lock(&list_lock);
+	for (int t = 0; t < 2; t++) {
+		acq[t] = freed_acquired[t];
+		con[t] = freed_contended[t];
+	}
+	for (struct sb_mutex *m = live; m; m = m->next) {
+		acq[m->id] += m->acquired;
+		con[m->id] += m->contended;
+	}
+	pthread_mutex_unlock(&list_lock);
+	for (int i = SQLITE_MUTEX_STATIC_MAIN; i < NR_IDS; i++) {
+		acq[i] = statics[i].acquired;
+		con[i] = statics[i].contended;
+	}
+	for (int i = 0; i < NR_IDS && n < max; i++) {
+		if (!acq[i])
+			continue;
+		out[n].name = id_names[i];
+		out[n].acquired = acq[i];
+		out[n].contended = con[i];
+		n++;
+	}
+	return n;
+}

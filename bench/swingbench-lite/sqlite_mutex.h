@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* sqlite_mutex.h: SQLite's mutexes as pthread, spin or extension-aware spin. */
+#ifndef SWINGBENCH_SQLITE_MUTEX_H
+#define SWINGBENCH_SQLITE_MUTEX_H
+
+#include <stdint.h>
+
+enum sb_mutex_kind { SB_MUTEX_PTHREAD, SB_MUTEX_SPIN, SB_MUTEX_SPIN_EXT };
+
+/* Before any other SQLite call. SQLITE_OK or SQLite's error. */
+int sb_mutex_install(enum sb_mutex_kind kind);
+const char *sb_mutex_kind_name(enum sb_mutex_kind kind);
+int sb_mutex_kind_parse(const char *s, enum sb_mutex_kind *kind);
+
+struct sb_mutex_stat {
+	const char *name;
+	uint64_t acquired, contended;
+};
+
+/* The counts so far, per kind of mutex with any use; returns how many. */
+int sb_mutex_stats(struct sb_mutex_stat *out, int max);
+
+#endif /* SWINGBENCH_SQLITE_MUTEX_H */

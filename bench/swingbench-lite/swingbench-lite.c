@@ -1,0 +1,723 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * swingbench-lite: Swingbench's Order Entry workload (seed 004's second
+ * benchmark), small and self-contained.
+ *
+ * Client threads, each with its own connection, run the SOE transaction mix
+ * against SQLite (default; the database on tmpfs: Oracle's "cached run") or
+ * PostgreSQL through libpq. With SQLite, SQLite's own mutexes are replaced
+ * at start-up (--mutex): pthread, a plain spinlock, or lib/slice's
+ * extension-aware spinlock, so that time slice extension protects the
+ * engine's internal critical sections without patching SQLite. Optional CPU
+ * hogs add preemption pressure, as in locktable.
+ *
+ * Reports SQL exec/s (statements, Oracle's "SQL Execute/s") and
+ * transactions/s, per type too, with latency percentiles, retries and
+ * errors, the mutexes' acquisition and contention counts, the library's
+ * and the kernel's extension counters. After the run the database must be
+ * consistent with what the clients committed, or the run fails (exit 1).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <pthread.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bench.h"
+#include "db.h"
+#include "slice.h"
+#include "soe.h"
+#include "sqlite_mutex.h"
+
+/* Client threads, one connection each. */
+static long opt_clients = 1000;
+/* CPU-hog threads. */
+static long opt_hogs;
+/* Backend: sqlite or pg. */
+static const char *opt_backend = "sqlite";
+/* SQLite database file (default: on /dev/shm, removed afterwards). */
+static const char *opt_db;
+/* PostgreSQL connection string. */
+static const char *opt_dsn;
+/* SQLite's mutexes. */
+static enum sb_mutex_kind opt_mutex = SB_MUTEX_SPIN_EXT;
+/* SQLite cache: shared (one page cache and B-tree for all connections) or private. */
+static int opt_shared_cache = 1;
+/* SQLite journal mode. */
+static const char *opt_journal = "wal";
+/* Data set size (1: 10,000 customers, 1,000 products, 10,000 orders). */
+static double opt_scale = 1;
+/* Measured seconds, after the warmup. */
+static long opt_duration = 10;
+/* Seconds of warmup (not measured). */
+static long opt_warmup = 2;
+/* Seconds between progress lines; 0 for none. */
+static long opt_interval = 1;
+/* Time slice extension ABI for spin-ext. */
+static enum slice_abi opt_abi = SLICE_ABI_AUTO;
+/* Attempts of a transaction before it counts as failed. */
+static long opt_max_retries = 1000;
+/* Random seed (data and clients). */
+static unsigned long opt_seed = 1;
+/* Reuse the loaded database instead of loading it again. */
+static int opt_no_load;
+/* Keep the SQLite file afterwards. */
+static int opt_keep;
+/* Write the results as JSON here. */
+static const char *opt_json;
+/* The transaction mix. */
+static int weights[TX_NR];
+
+#define PROG "swingbench-lite"
+#define SHARD_CLIENTS 16
+
+enum phase { WARMUP, MEASURE, STOP };
+
+struct client {
+	pthread_t thread;
+	struct soe_client soe;
+	uint64_t txns;			/* committed, all run long (progress) */
+	uint64_t sql_start, sql_end;	/* statements at the start and end of the window */
+	uint64_t committed[TX_NR], retries[TX_NR], failed[TX_NR], errors[TX_NR];
+	struct slice_counters sc_start, sc_end;
+	char first_error[256];
+	char setup_err[256];
+} __attribute__((aligned(64)));
+
+struct shard {
+	struct hist lat[TX_NR];
+};
+
+static const struct db_ops *ops;
+static const char *target;
+static struct client *clients;
+static struct shard *shards;
+static volatile int phase = WARMUP;
+static volatile int hogs_stop;
+static int total_weight;
+static enum soe_txn pick_table[TX_NR * 1000];
+static pthread_barrier_t ready;
+
+static void *hog_main(void *arg)
+{
+	while (!__atomic_load_n(&hogs_stop, __ATOMIC_RELAXED))
+		__asm__ __volatile__("pause" ::: "memory");
+	return NULL;
+}
+
+static enum soe_txn pick(uint64_t *rng)
+{
+	*rng = *rng * 6364136223846793005ull + 1442695040888963407ull;
+	return pick_table[(*rng >> 33) % total_weight];
+}
+
+static void *client_main(void *arg)
+{
+	struct client *c = arg;
+	struct shard *sh = &shards[(c - clients) / SHARD_CLIENTS];
+	char err[256];
+	int seen = WARMUP;
+	uint64_t mix_rng = c->soe.rng ^ 0x5bd1e995;
+
+	c->soe.db = ops->open(target, err, sizeof(err));
+	if (!c->soe.db)
+		snprintf(c->setup_err, sizeof(c->setup_err), "%s", err);
+	else if (soe_prepare(&c->soe, err, sizeof(err)))
+		snprintf(c->setup_err, sizeof(c->setup_err), "%s", err);
+	pthread_barrier_wait(&ready);
+	if (c->setup_err[0])
+		return NULL;
+	while (1) {
+		int ph = __atomic_load_n(&phase, __ATOMIC_RELAXED);
+		enum soe_txn t = pick(&mix_rng);
+		uint64_t t0;
+		enum db_status st;
+
+		if (ph != seen) {
+			if (seen == WARMUP) {
+				slice_counters_get(&c->sc_start);
+				c->sql_start = c->soe.sql;
+			}
+			if (ph == STOP)
+				break;
+			seen = ph;
+		}
+		t0 = bench_now_ns();
+		for (int attempt = 0;; attempt++) {
+			st = soe_run(&c->soe, t);
+			if (st != DB_RETRY)
+				break;
+			if (ph == MEASURE)
+				c->retries[t]++;
+			if (attempt + 1 >= opt_max_retries)
+				break;
+			ops->wait_retry(c->soe.db, attempt);
+		}
+		if (ph == MEASURE) {
+			if (st == DB_OK) {
+				c->committed[t]++;
+				hist_add_atomic(&sh->lat[t], bench_now_ns() - t0);
+			} else if (st == DB_RETRY) {
+				c->failed[t]++;
+			} else {
+				c->errors[t]++;
+			}
+		}
+		if (st == DB_ERROR && !c->first_error[0])
+			snprintf(c->first_error, sizeof(c->first_error), "%s: %s", soe_txns[t].name,
+				 ops->errmsg(c->soe.db));
+		if (st == DB_OK)
+			__atomic_store_n(&c->txns, c->txns + 1, __ATOMIC_RELAXED);
+	}
+	c->sql_end = c->soe.sql;
+	slice_counters_get(&c->sc_end);
+	return NULL;
+}
+
+static int parse_mix(const char *spec)
+{
+	char *copy = strdup(spec), *save = NULL;
+
+	if (!copy)
+		return -1;
+	for (char *item = strtok_r(copy, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
+		char *eq = strchr(item, '=');
+		int t;
+
+		if (!eq) {
+			fprintf(stderr, PROG ": --mix: '%s' is not NAME=WEIGHT\n", item);
+			exit(2);
+		}
+		*eq = '\0';
+		for (t = 0; t < TX_NR; t++)
+			if (!strcmp(item, soe_txns[t].name) || !strcmp(item, soe_txns[t].abbrev))
+				break;
+		if (t == TX_NR) {
+			fprintf(stderr, PROG ": --mix: unknown transaction '%s' (", item);
+			for (int k = 0; k < TX_NR; k++)
+				fprintf(stderr, "%s%s/%s", k ? ", " : "", soe_txns[k].name, soe_txns[k].abbrev);
+			fprintf(stderr, ")\n");
+			exit(2);
+		}
+		weights[t] = bench_parse_long(PROG, "mix", eq + 1, 0, 1000);
+	}
+	free(copy);
+	return 0;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: " PROG " [options]\n"
+		"Swingbench's Order Entry mix on SQLite (or PostgreSQL), with extension-aware mutexes.\n"
+		"  -c, --clients N        client threads, one connection each (default: %ld)\n"
+		"  -H, --hogs N           CPU-hog threads (default: %ld)\n"
+		"  -b, --backend NAME     sqlite | pg (default: %s)\n"
+		"      --db FILE          SQLite database (default: /dev/shm/" PROG "-PID.db, removed after)\n"
+		"      --dsn DSN          PostgreSQL connection string (with --backend pg)\n"
+		"  -m, --mutex KIND       SQLite's mutexes: pthread | spin | spin-ext (default: %s)\n"
+		"      --cache MODE       SQLite cache: shared | private (default: %s)\n"
+		"      --journal MODE     SQLite journal mode: wal | delete | truncate | memory (default: %s)\n"
+		"  -s, --scale X          data set size, 1 = 10,000 customers (default: %g)\n"
+		"      --mix NAME=W,...   transaction weights (default:",
+		opt_clients, opt_hogs, opt_backend, sb_mutex_kind_name(opt_mutex),
+		opt_shared_cache ? "shared" : "private", opt_journal, opt_scale);
+	for (int t = 0; t < TX_NR; t++)
+		fprintf(f, "%s%s=%d", t ? "," : " ", soe_txns[t].abbrev, soe_txns[t].default_weight);
+	fprintf(f, ")\n"
+		"                         names: ");
+	for (int t = 0; t < TX_NR; t++)
+		fprintf(f, "%s%s (%s)", t ? ", " : "", soe_txns[t].name, soe_txns[t].abbrev);
+	fprintf(f, "\n"
+		"  -d, --duration S       measured seconds (default: %ld)\n"
+		"  -W, --warmup S         warmup seconds (default: %ld)\n"
+		"  -I, --interval S       seconds between progress lines, 0 = none (default: %ld)\n"
+		"  -a, --abi ABI          auto|none|rseq-cr|task-shared|mainline, for spin-ext (default: auto)\n"
+		"      --max-retries N    attempts before a transaction counts as failed (default: %ld)\n"
+		"      --seed N           random seed (default: %lu)\n"
+		"      --no-load          use the database as it is (loaded by an earlier run)\n"
+		"      --keep             keep the SQLite file\n"
+		"  -j, --json FILE        also write the results as JSON\n"
+		"  -h, --help             this text\n",
+		opt_duration, opt_warmup, opt_interval, opt_max_retries, opt_seed);
+}
+
+static void parse_options(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "clients", required_argument, NULL, 'c' },
+		{ "hogs", required_argument, NULL, 'H' },
+		{ "backend", required_argument, NULL, 'b' },
+		{ "db", required_argument, NULL, 'D' },
+		{ "dsn", required_argument, NULL, 'N' },
+		{ "mutex", required_argument, NULL, 'm' },
+		{ "cache", required_argument, NULL, 'C' },
+		{ "journal", required_argument, NULL, 'J' },
+		{ "scale", required_argument, NULL, 's' },
+		{ "mix", required_argument, NULL, 'x' },
+		{ "duration", required_argument, NULL, 'd' },
+		{ "warmup", required_argument, NULL, 'W' },
+		{ "interval", required_argument, NULL, 'I' },
+		{ "abi", required_argument, NULL, 'a' },
+		{ "max-retries", required_argument, NULL, 'R' },
+		{ "seed", required_argument, NULL, 'S' },
+		{ "no-load", no_argument, NULL, 'n' },
+		{ "keep", no_argument, NULL, 'k' },
+		{ "json", required_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	for (int t = 0; t < TX_NR; t++)
+		weights[t] = soe_txns[t].default_weight;
+	while ((c = getopt_long(argc, argv, "c:H:b:m:s:d:W:I:a:j:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'c': opt_clients = bench_parse_long(PROG, "clients", optarg, 1, 100000); break;
+		case 'H': opt_hogs = bench_parse_long(PROG, "hogs", optarg, 0, 100000); break;
+		case 'b':
+			if (strcmp(optarg, "sqlite") && strcmp(optarg, "pg")) {
+				fprintf(stderr, PROG ": --backend: sqlite or pg, not '%s'\n", optarg);
+				exit(2);
+			}
+			opt_backend = optarg;
+			break;
+		case 'D': opt_db = optarg; break;
+		case 'N': opt_dsn = optarg; break;
+		case 'm':
+			if (sb_mutex_kind_parse(optarg, &opt_mutex)) {
+				fprintf(stderr, PROG ": --mutex: pthread, spin or spin-ext, not '%s'\n", optarg);
+				exit(2);
+			}
+			break;
+		case 'C':
+			if (!strcmp(optarg, "shared")) {
+				opt_shared_cache = 1;
+			} else if (!strcmp(optarg, "private")) {
+				opt_shared_cache = 0;
+			} else {
+				fprintf(stderr, PROG ": --cache: shared or private, not '%s'\n", optarg);
+				exit(2);
+			}
+			break;
+		case 'J':
+			if (strcmp(optarg, "wal") && strcmp(optarg, "delete") &&
+			    strcmp(optarg, "truncate") && strcmp(optarg, "memory")) {
+				fprintf(stderr, PROG ": --journal: wal, delete, truncate or memory, not '%s'\n",
+					optarg);
+				exit(2);
+			}
+			opt_journal = optarg;
+			break;
+		case 's': opt_scale = bench_parse_double(PROG, "scale", optarg, 0.001, 1000); break;
+		case 'x': parse_mix(optarg); break;
+		case 'd': opt_duration = bench_parse_long(PROG, "duration", optarg, 1, 86400); break;
+		case 'W': opt_warmup = bench_parse_long(PROG, "warmup", optarg, 0, 3600); break;
+		case 'I': opt_interval = bench_parse_long(PROG, "interval", optarg, 0, 86400); break;
+		case 'a':
+			if (slice_abi_parse(optarg, &opt_abi)) {
+				fprintf(stderr, PROG ": --abi: unknown ABI '%s' "
+					"(auto, none, rseq-cr, task-shared, mainline)\n", optarg);
+				exit(2);
+			}
+			break;
+		case 'R': opt_max_retries = bench_parse_long(PROG, "max-retries", optarg, 1, 1000000); break;
+		case 'S': opt_seed = bench_parse_long(PROG, "seed", optarg, 0, __LONG_MAX__); break;
+		case 'n': opt_no_load = 1; break;
+		case 'k': opt_keep = 1; break;
+		case 'j': opt_json = optarg; break;
+		case 'h': usage(stdout); exit(0);
+		default: usage(stderr); exit(2);
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, PROG ": unexpected argument '%s' (see --help)\n", argv[optind]);
+		exit(2);
+	}
+	total_weight = 0;
+	for (int t = 0; t < TX_NR; t++)
+		total_weight += weights[t];
+	if (!total_weight) {
+		fprintf(stderr, PROG ": --mix: every weight is 0; nothing to run\n");
+		exit(2);
+	}
+	if (!strcmp(opt_backend, "pg")) {
+		if (!opt_dsn) {
+			fprintf(stderr, PROG ": --backend pg needs --dsn\n");
+			exit(2);
+		}
+		if (opt_db) {
+			fprintf(stderr, PROG ": --db is for SQLite; PostgreSQL takes --dsn\n");
+			exit(2);
+		}
+	} else if (opt_dsn) {
+		fprintf(stderr, PROG ": --dsn is for --backend pg\n");
+		exit(2);
+	}
+	if (opt_no_load && !strcmp(opt_backend, "sqlite") && !opt_db) {
+		fprintf(stderr, PROG ": --no-load needs --db (the default database is new each run)\n");
+		exit(2);
+	}
+}
+
+static void start_thread(pthread_t *t, void *(*fn)(void *), void *arg)
+{
+	pthread_attr_t attr;
+	int err;
+
+	pthread_attr_init(&attr);
+	/* SQLite needs some stack, but not 8 MB times a thousand. */
+	pthread_attr_setstacksize(&attr, 512 * 1024);
+	err = pthread_create(t, &attr, fn, arg);
+	pthread_attr_destroy(&attr);
+	if (err) {
+		fprintf(stderr, PROG ": pthread_create: %s (try fewer --clients or --hogs)\n",
+			strerror(err));
+		exit(1);
+	}
+}
+
+static uint64_t sum_txns(void)
+{
+	uint64_t n = 0;
+
+	for (long i = 0; i < opt_clients; i++)
+		n += __atomic_load_n(&clients[i].txns, __ATOMIC_RELAXED);
+	return n;
+}
+
+static uint64_t sum_sql(void)
+{
+	uint64_t n = 0;
+
+	for (long i = 0; i < opt_clients; i++)
+		n += __atomic_load_n(&clients[i].soe.sql, __ATOMIC_RELAXED);
+	return n;
+}
+
+int main(int argc, char **argv)
+{
+	struct bench_kstats k_before, k_after, k_delta;
+	struct slice_counters lib = { 0 };
+	struct sb_mutex_stat mstat[16];
+	struct soe_effects done = { 0 };
+	uint64_t committed[TX_NR] = { 0 }, retries[TX_NR] = { 0 }, failed[TX_NR] = { 0 };
+	uint64_t errors[TX_NR] = { 0 }, sql = 0, txns = 0, t_start, t_end, last_txns, last_sql;
+	struct hist lat[TX_NR];
+	struct bench_env env;
+	struct bench_json json;
+	char err[512], dbpath[256], report[2048];
+	pthread_t *hogs;
+	struct db *db;
+	double secs, t_last = 0;
+	int rc = 0, nmstat = 0, bad, nshards, setup_failed = 0;
+	const char *first_error = NULL;
+
+	parse_options(argc, argv);
+	if (opt_json && bench_json_open(&json, opt_json, PROG))
+		return 1;
+	if (!strcmp(opt_backend, "pg")) {
+#ifdef HAVE_LIBPQ
+		ops = &db_pg_ops;
+		target = opt_dsn;
+#else
+		fprintf(stderr, PROG ": this build has no PostgreSQL backend (built without libpq)\n");
+		return 1;
+#endif
+	} else {
+		ops = &db_sqlite_ops;
+		if (!opt_db) {
+			snprintf(dbpath, sizeof(dbpath), "%s/" PROG "-%d.db",
+				 access("/dev/shm", W_OK) ? "/tmp" : "/dev/shm", (int)getpid());
+			opt_db = dbpath;
+		}
+		target = opt_db;
+		db_sqlite_config.shared_cache = opt_shared_cache;
+		db_sqlite_config.journal = opt_journal;
+		if (sb_mutex_install(opt_mutex) != SQLITE_OK) {
+			fprintf(stderr, PROG ": sqlite3_config(SQLITE_CONFIG_MUTEX) failed\n");
+			return 1;
+		}
+	}
+	if (slice_init(opt_abi, err, sizeof(err))) {
+		fprintf(stderr, PROG ": %s\n", err);
+		return 1;
+	}
+	bench_env_read(&env);
+
+	/* Load (or attach to) the data set, on one connection. */
+	db = ops->open(target, err, sizeof(err));
+	if (!db) {
+		fprintf(stderr, PROG ": cannot connect: %s\n", err);
+		return 1;
+	}
+	if (!opt_no_load) {
+		uint64_t t0 = bench_now_ns();
+
+		if (soe_load(ops, db, opt_scale, opt_seed, err, sizeof(err))) {
+			fprintf(stderr, PROG ": %s\n", err);
+			ops->close(db);
+			return 1;
+		}
+		printf("loaded scale %g in %.1f s\n", opt_scale, (bench_now_ns() - t0) / 1e9);
+	}
+	if (soe_attach(ops, db, err, sizeof(err))) {
+		fprintf(stderr, PROG ": the database has no SOE data set (%s)\n", err);
+		ops->close(db);
+		return 1;
+	}
+
+	printf(PROG ": %ld clients, %ld hogs, %s", opt_clients, opt_hogs, ops->name);
+	if (ops == &db_sqlite_ops)
+		printf(" (%s mutexes, %s cache, %s journal, %s)", sb_mutex_kind_name(opt_mutex),
+		       opt_shared_cache ? "shared" : "private", opt_journal, opt_db);
+	printf(", %ld s + %ld s warmup, mix", opt_duration, opt_warmup);
+	for (int t = 0; t < TX_NR; t++)
+		if (weights[t])
+			printf(" %s=%d", soe_txns[t].abbrev, weights[t]);
+	printf("\n");
+	bench_print_env(stdout, slice_abi_name(slice_current_abi()), &env);
+	fflush(stdout);
+
+	for (int t = 0, k = 0; t < TX_NR; t++)
+		for (int w = 0; w < weights[t]; w++)
+			pick_table[k++] = t;
+	nshards = (opt_clients + SHARD_CLIENTS - 1) / SHARD_CLIENTS;
+	shards = calloc(nshards, sizeof(*shards));
+	clients = aligned_alloc(64, opt_clients * sizeof(*clients));
+	hogs = calloc(opt_hogs + 1, sizeof(*hogs));
+	if (!shards || !clients || !hogs) {
+		fprintf(stderr, PROG ": out of memory\n");
+		return 1;
+	}
+	memset(clients, 0, opt_clients * sizeof(*clients));
+	for (int s = 0; s < nshards; s++)
+		for (int t = 0; t < TX_NR; t++)
+			hist_init(&shards[s].lat[t]);
+	for (long i = 0; i < opt_hogs; i++)
+		start_thread(&hogs[i], hog_main, NULL);
+	pthread_barrier_init(&ready, NULL, opt_clients + 1);
+	for (long i = 0; i < opt_clients; i++) {
+		clients[i].soe.ops = ops;
+		clients[i].soe.rng = opt_seed * 0x100000001b3ull + i + 1;
+		start_thread(&clients[i].thread, client_main, &clients[i]);
+	}
+	/* Everyone connected and prepared. */
+	pthread_barrier_wait(&ready);
+	for (long i = 0; i < opt_clients; i++) {
+		if (clients[i].setup_err[0]) {
+			if (!setup_failed)
+				fprintf(stderr, PROG ": client %ld: %s\n", i, clients[i].setup_err);
+			setup_failed++;
+		}
+	}
+	if (setup_failed) {
+		fprintf(stderr, PROG ": %d of %ld clients could not connect; stopping\n",
+			setup_failed, opt_clients);
+		__atomic_store_n(&phase, STOP, __ATOMIC_RELAXED);
+		rc = 1;
+	} else {
+		bench_sleep_us(opt_warmup * 1000000);
+	}
+
+	bench_kstats_read(&k_before);
+	last_txns = sum_txns();
+	last_sql = sum_sql();
+	t_start = bench_now_ns();
+	if (!setup_failed)
+		__atomic_store_n(&phase, MEASURE, __ATOMIC_RELAXED);
+	while (!setup_failed) {
+		uint64_t now = bench_now_ns(), end = t_start + opt_duration * 1000000000ull;
+		uint64_t next = opt_interval ? t_start + (uint64_t)((t_last + opt_interval) * 1e9) : end;
+		uint64_t n_t, n_s;
+		double t;
+
+		if (next > end)
+			next = end;
+		if (now < next)
+			bench_sleep_us((next - now) / 1000);
+		now = bench_now_ns();
+		if (!opt_interval)
+			break;
+		t = (now - t_start) / 1e9;
+		n_t = sum_txns();
+		n_s = sum_sql();
+		printf("[ %4.0fs ] tx/s: %.0f sql/s: %.0f\n", t, (n_t - last_txns) / (t - t_last),
+		       (n_s - last_sql) / (t - t_last));
+		fflush(stdout);
+		last_txns = n_t;
+		last_sql = n_s;
+		t_last = t;
+		if (now >= end)
+			break;
+	}
+	__atomic_store_n(&phase, STOP, __ATOMIC_RELAXED);
+	t_end = bench_now_ns();
+	bench_kstats_read(&k_after);
+	for (long i = 0; i < opt_clients; i++)
+		pthread_join(clients[i].thread, NULL);
+	__atomic_store_n(&hogs_stop, 1, __ATOMIC_RELAXED);
+	for (long i = 0; i < opt_hogs; i++)
+		pthread_join(hogs[i], NULL);
+	bench_kstats_delta(&k_delta, &k_before, &k_after);
+	if (ops == &db_sqlite_ops)
+		nmstat = sb_mutex_stats(mstat, 16);
+	secs = (t_end - t_start) / 1e9;
+
+	for (int t = 0; t < TX_NR; t++)
+		hist_init(&lat[t]);
+	for (int s = 0; s < nshards; s++)
+		for (int t = 0; t < TX_NR; t++)
+			hist_merge(&lat[t], &shards[s].lat[t]);
+	for (long i = 0; i < opt_clients; i++) {
+		struct client *c = &clients[i];
+		struct soe_effects *e = &c->soe.done;
+
+		for (int t = 0; t < TX_NR; t++) {
+			committed[t] += c->committed[t];
+			retries[t] += c->retries[t];
+			failed[t] += c->failed[t];
+			errors[t] += c->errors[t];
+		}
+		sql += c->sql_end - c->sql_start;
+		done.customers += e->customers;
+		done.addresses += e->addresses;
+		done.cards += e->cards;
+		done.orders += e->orders;
+		done.processed += e->processed;
+		done.logons += e->logons;
+		lib.sections += c->sc_end.sections - c->sc_start.sections;
+		lib.grants += c->sc_end.grants - c->sc_start.grants;
+		lib.yields += c->sc_end.yields - c->sc_start.yields;
+		lib.denied += c->sc_end.denied - c->sc_start.denied;
+		if (c->first_error[0] && !first_error)
+			first_error = c->first_error;
+		if (c->soe.db)
+			ops->close(c->soe.db);
+	}
+	for (int t = 0; t < TX_NR; t++)
+		txns += committed[t];
+
+	printf("SQL exec/s: %.1f (%llu statements in %.2f s); transactions/s: %.1f\n", sql / secs,
+	       (unsigned long long)sql, secs, txns / secs);
+	printf("%-26s %9s %8s %7s %6s %6s %9s %9s %9s %9s %9s\n", "transaction", "committed", "tx/s",
+	       "retries", "failed", "errors", "p50 ms", "p90 ms", "p99 ms", "p99.9 ms", "max ms");
+	for (int t = 0; t < TX_NR; t++) {
+		if (!weights[t])
+			continue;
+		printf("%-26s %9llu %8.1f %7llu %6llu %6llu %9.2f %9.2f %9.2f %9.2f %9.2f\n",
+		       soe_txns[t].name, (unsigned long long)committed[t], committed[t] / secs,
+		       (unsigned long long)retries[t], (unsigned long long)failed[t],
+		       (unsigned long long)errors[t], hist_percentile(&lat[t], 0.5) / 1e6,
+		       hist_percentile(&lat[t], 0.9) / 1e6, hist_percentile(&lat[t], 0.99) / 1e6,
+		       hist_percentile(&lat[t], 0.999) / 1e6, lat[t].max / 1e6);
+	}
+	if (nmstat) {
+		printf("SQLite mutexes (whole run):\n");
+		for (int i = 0; i < nmstat; i++)
+			printf("  %-52s %12llu acquired %10llu contended (%.2f%%)\n", mstat[i].name,
+			       (unsigned long long)mstat[i].acquired, (unsigned long long)mstat[i].contended,
+			       100.0 * mstat[i].contended / mstat[i].acquired);
+	}
+	printf("library: %llu sections, %llu granted, %llu yields, %llu denied\n",
+	       (unsigned long long)lib.sections, (unsigned long long)lib.grants,
+	       (unsigned long long)lib.yields, (unsigned long long)lib.denied);
+	if (k_delta.have) {
+		printf("kernel:");
+		for (int i = 0; i < KSTAT_NR; i++)
+			printf(" %s %llu", bench_kstat_names[i], (unsigned long long)k_delta.v[i]);
+		printf("\n");
+	}
+	if (first_error) {
+		fprintf(stderr, PROG ": database errors; the first: %s\n", first_error);
+		rc = 1;
+	}
+
+	bad = soe_check(ops, db, &done, report, sizeof(report), err, sizeof(err));
+	if (bad < 0) {
+		fprintf(stderr, PROG ": the consistency check could not run: %s\n", err);
+		rc = 1;
+	} else {
+		printf("%s", report);
+		printf("consistency: %s\n", bad ? "FAILED" : "ok");
+		if (bad)
+			rc = 1;
+	}
+	ops->close(db);
+	if (ops == &db_sqlite_ops && !opt_keep) {
+		char side[300];
+
+		unlink(opt_db);
+		snprintf(side, sizeof(side), "%s-wal", opt_db);
+		unlink(side);
+		snprintf(side, sizeof(side), "%s-shm", opt_db);
+		unlink(side);
+	}
+
+	if (opt_json) {
+		struct bench_json *j = &json;
+
+		bench_json_header(j, PROG, argc, argv, slice_abi_name(slice_current_abi()), &env);
+		bench_json_obj(j, "config");
+		bench_json_str(j, "backend", ops->name);
+		bench_json_u64(j, "clients", opt_clients);
+		bench_json_u64(j, "hogs", opt_hogs);
+		if (ops == &db_sqlite_ops) {
+			bench_json_str(j, "mutex", sb_mutex_kind_name(opt_mutex));
+			bench_json_str(j, "cache", opt_shared_cache ? "shared" : "private");
+			bench_json_str(j, "journal", opt_journal);
+		}
+		bench_json_dbl(j, "scale", opt_scale);
+		bench_json_u64(j, "duration_s", opt_duration);
+		bench_json_u64(j, "warmup_s", opt_warmup);
+		bench_json_obj(j, "mix");
+		for (int t = 0; t < TX_NR; t++)
+			bench_json_u64(j, soe_txns[t].name, weights[t]);
+		bench_json_obj_end(j);
+		bench_json_obj_end(j);
+		bench_json_obj(j, "results");
+		bench_json_dbl(j, "seconds", secs);
+		bench_json_u64(j, "sql", sql);
+		bench_json_dbl(j, "sql_per_s", sql / secs);
+		bench_json_u64(j, "transactions", txns);
+		bench_json_dbl(j, "tx_per_s", txns / secs);
+		bench_json_obj(j, "per_type");
+		for (int t = 0; t < TX_NR; t++) {
+			if (!weights[t])
+				continue;
+			bench_json_obj(j, soe_txns[t].name);
+			bench_json_u64(j, "committed", committed[t]);
+			bench_json_u64(j, "retries", retries[t]);
+			bench_json_u64(j, "failed", failed[t]);
+			bench_json_u64(j, "errors", errors[t]);
+			bench_json_hist(j, "latency", &lat[t]);
+			bench_json_obj_end(j);
+		}
+		bench_json_obj_end(j);
+		bench_json_arr(j, "mutexes");
+		for (int i = 0; i < nmstat; i++) {
+			bench_json_obj(j, NULL);
+			bench_json_str(j, "name", mstat[i].name);
+			bench_json_u64(j, "acquired", mstat[i].acquired);
+			bench_json_u64(j, "contended", mstat[i].contended);
+			bench_json_obj_end(j);
+		}
+		bench_json_arr_end(j);
+		bench_json_obj(j, "library");
+		bench_json_u64(j, "sections", lib.sections);
+		bench_json_u64(j, "granted", lib.grants);
+		bench_json_u64(j, "yields", lib.yields);
+		bench_json_u64(j, "denied", lib.denied);
+		bench_json_obj_end(j);
+		bench_json_kstats(j, "kernel", &k_delta);
+		bench_json_bool(j, "consistent", bad == 0);
+		bench_json_obj_end(j);
+		if (bench_json_end(j))
+			rc = 1;
+	}
+	return rc;
+}
