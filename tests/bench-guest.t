@@ -3,7 +3,9 @@
 # live, short locktable and extend-sched runs with the grant switch on and
 # off. With it on, the library and the kernel both see grants; with it off,
 # requests are denied and nothing is granted. Every run's own correctness
-# check must pass. One boot; results come back as JSON through --share.
+# check must pass. Then a short swingbench-lite run on extension-aware
+# SQLite mutexes, which must stay consistent. One boot; results come back as
+# JSON through --share.
 . "$(dirname "$0")/lib.sh"
 
 tmp=$(mktemp -d)
@@ -31,6 +33,9 @@ for abi in "$@"; do
 done
 extend-sched -w --abi mainline --duration 2 --json /host/es-mainline-w.json ||
 	echo "extend-sched-failed mainline -w"
+echo mainline >$k/slice_ext_abi
+swingbench-lite --abi mainline --mutex spin-ext --clients 50 --scale 0.05 --duration 3 \
+	--warmup 1 --interval 0 --json /host/sbl.json || echo "swingbench-lite-failed"
 EOF
 
 out=$("$VM_RUN" -q --cpus 2 --timeout 900 --share "$tmp/share" -- \
@@ -72,4 +77,8 @@ done
 ok "extend-sched -w (mainline): correct, and extended" \
 	jq_true '.config.extend_waiting == true and .results.correct == true and
 		.results.extended > 0' "$tmp/share/es-mainline-w.json"
+ok "swingbench-lite, 50 clients, spin-ext (mainline): consistent, statements ran" \
+	jq_true '.results.consistent == true and .results.sql > 0 and .config.mutex == "spin-ext"' \
+	"$tmp/share/sbl.json"
+diag "swingbench-lite: $(jq -c '{sql_per_s: .results.sql_per_s, lib: .results.library, kernel: .results.kernel}' "$tmp/share/sbl.json" 2>/dev/null)"
 done_testing

@@ -50,3 +50,24 @@ done_testing() {
 	echo "1..$_t_n"
 	[ $_t_failed = 0 ]
 }
+
+# A throwaway PostgreSQL server (Debian's postgresql package) on a Unix
+# socket in a folder of the test's; never on the network. PostgreSQL will
+# not run as root, so as root it runs as the postgres user.
+# pg_start DIR: start it, set PG_DSN. pg_stop DIR: stop it.
+pg_bin() { ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1; }
+pg_as() { if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi; }
+pg_start() {
+	local dir=$1 bin
+	bin=$(pg_bin)
+	[ -n "$bin" ] || { echo "no PostgreSQL server installed" >&2; return 1; }
+	mkdir -p "$dir"
+	if [ "$(id -u)" = 0 ]; then chown postgres "$dir"; chmod 755 "$(dirname "$dir")"; fi
+	pg_as "$bin/initdb" -D "$dir/data" -A trust -U slicebench >"$dir/initdb.log" 2>&1 ||
+		{ cat "$dir/initdb.log" >&2; return 1; }
+	pg_as "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 \
+		-o "-k $dir -c listen_addresses= -c max_connections=200 -c fsync=off" start >/dev/null ||
+		{ cat "$dir/server.log" >&2; return 1; }
+	PG_DSN="host=$dir user=slicebench dbname=postgres"
+}
+pg_stop() { pg_as "$(pg_bin)/pg_ctl" -D "$1/data" -m fast -w stop >/dev/null 2>&1; }

@@ -1,0 +1,102 @@
+#!/bin/bash
+# swingbench-lite on the host (no time slice extension here): the schema and
+# load, each transaction type on its own, 10 s runs of 16 clients with each
+# SQLite mutex kind, the PostgreSQL backend against a live local server, and
+# clear errors for bad options. Every run ends with its own consistency
+# check, which must pass.
+. "$(dirname "$0")/lib.sh"
+
+sbl=$top/build/bin/swingbench-lite
+tmp=$(mktemp -d)
+pgdir=$tmp/pg
+trap 'pg_stop "$pgdir"; rm -rf "$tmp"' EXIT
+
+jq_true() { jq -e "$1" "$2" >/dev/null 2>&1; }
+
+# Each transaction alone, on a small data set.
+for t in customer-registration update-customer-details browse-products order-products \
+	process-orders browse-orders sales-rep-query warehouse-query warehouse-activity-query; do
+	mix=$(for u in ncr ucd bp op po bo srq wq waq; do printf '%s=0,' $u; done)${t}=1
+	out=$(timeout 120 "$sbl" --clients 4 --scale 0.05 --duration 1 --warmup 0 --interval 0 \
+		--mix "$mix" --json "$tmp/$t.json" 2>&1)
+	rc=$?
+	ok "$t alone: exit 0 and consistent" test $rc = 0
+	[ $rc = 0 ] || diag "$out"
+	ok "$t alone: committed, and only it" jq_true \
+		".results.per_type[\"$t\"].committed > 0 and (.results.per_type | length) == 1 and
+		 .results.consistent == true" "$tmp/$t.json"
+done
+
+# The load itself: what the loader wrote, read back with sqlite3.
+db=$tmp/soe.db
+timeout 120 "$sbl" --db "$db" --keep --clients 1 --scale 0.05 --duration 1 --warmup 0 \
+	--interval 0 --mix srq=1,bp=0,op=0,ncr=0,ucd=0,po=0,bo=0 >/dev/null 2>&1
+is "load: 500 customers at scale 0.05" "$(sqlite3 "$db" 'select count(*) from customers')" 500
+is "load: 50 products in 10 warehouses" "$(sqlite3 "$db" 'select count(*) from inventories')" 500
+is "load: every SOE table exists" "$(sqlite3 "$db" "select count(*) from sqlite_master where type = 'table' and name in ('customers', 'addresses', 'card_details', 'orders', 'order_items', 'logon', 'product_information', 'product_descriptions', 'inventories', 'warehouses', 'orderentry_metadata')")" 11
+is "load: WAL journal" "$(sqlite3 "$db" 'pragma journal_mode')" wal
+out=$(timeout 120 "$sbl" --db "$db" --no-load --clients 2 --duration 1 --warmup 0 --interval 0 2>&1)
+like "--no-load reuses the data set and stays consistent" "$out" 'consistency: ok'
+
+# The default mix, 16 clients, 10 s, each mutex kind.
+for m in pthread spin spin-ext; do
+	out=$(timeout 300 "$sbl" --clients 16 --scale 0.1 --duration 10 --warmup 1 --interval 5 \
+		--mutex "$m" --json "$tmp/mix-$m.json" 2>&1)
+	rc=$?
+	ok "16 clients, 10 s, $m mutexes: exit 0" test $rc = 0
+	like "16 clients, 10 s, $m mutexes: consistent" "$out" 'consistency: ok'
+	ok "16 clients, $m: JSON has the header, SQL/s, per-type latencies and mutex counts" jq_true \
+		".header.tool == \"swingbench-lite\" and .config.mutex == \"$m\" and
+		 .results.sql_per_s > 0 and .results.per_type[\"order-products\"].latency.p99_ns > 0 and
+		 (.results.mutexes | map(.acquired) | add) > 0" "$tmp/mix-$m.json"
+	diag "$m: $(grep -E '^SQL exec/s' <<<"$out")"
+done
+out=$(timeout 300 "$sbl" --clients 16 --scale 0.1 --duration 3 --warmup 0 --interval 0 \
+	--cache private --journal delete 2>&1)
+like "private cache, rollback journal: consistent" "$out" 'consistency: ok'
+
+# PostgreSQL through libpq, against a real local server.
+if pg_start "$pgdir"; then
+	out=$(timeout 300 "$sbl" --backend pg --dsn "$PG_DSN" --clients 16 --scale 0.1 \
+		--duration 10 --warmup 1 --interval 5 --json "$tmp/pg.json" 2>&1)
+	rc=$?
+	ok "PostgreSQL, 16 clients, 10 s: exit 0" test $rc = 0
+	like "PostgreSQL: consistent" "$out" 'consistency: ok'
+	ok "PostgreSQL: every default transaction committed" jq_true \
+		'.config.backend == "pg" and ([.results.per_type[] | .committed > 0] | all) and
+		 (.results.per_type | length) == 6' "$tmp/pg.json"
+	diag "pg: $(grep -E '^SQL exec/s' <<<"$out")"
+	out=$(timeout 120 "$sbl" --backend pg --dsn "$PG_DSN" --clients 2 --duration 1 --warmup 0 \
+		--interval 0 --no-load --mix srq=1,wq=1,waq=1,bp=0,op=0,ncr=0,ucd=0,po=0,bo=0 2>&1)
+	like "PostgreSQL: the three queries off by default run, with --no-load" "$out" 'consistency: ok'
+else
+	ok "a local PostgreSQL server starts" false
+fi
+
+# Bad input.
+expect_fail() {	# DESC STATUS REGEX CMD...
+	local desc=$1 want=$2 re=$3 out rc
+	shift 3
+	out=$(timeout 60 "$@" 2>&1)
+	rc=$?
+	is "$desc: exit $want" "$rc" "$want"
+	like "$desc: says why" "$out" "$re"
+}
+expect_fail "an unknown mix name" 2 "unknown transaction 'checkout'" "$sbl" --mix checkout=5
+expect_fail "a negative weight" 2 'mix: -3 is out of range' "$sbl" --mix op=-3
+expect_fail "all weights 0" 2 'every weight is 0' "$sbl" --mix ncr=0,ucd=0,bp=0,op=0,po=0,bo=0
+expect_fail "a mix item without =" 2 "'op' is not NAME=WEIGHT" "$sbl" --mix op
+expect_fail "an unknown mutex kind" 2 'mutex: pthread, spin or spin-ext' "$sbl" --mutex futex
+expect_fail "pg without --dsn" 2 'needs --dsn' "$sbl" --backend pg
+expect_fail "--dsn with sqlite" 2 'is for --backend pg' "$sbl" --dsn host=/nonexistent
+expect_fail "an unreachable DSN" 1 'cannot connect' \
+	"$sbl" --backend pg --dsn "host=$tmp/nowhere user=nobody connect_timeout=2" --clients 1
+expect_fail "a database in a missing folder" 1 'cannot connect|unable to open' \
+	"$sbl" --db "$tmp/missing/x.db" --clients 1
+expect_fail "--no-load on an empty database" 1 'no SOE data set' \
+	"$sbl" --db "$tmp/empty.db" --no-load --clients 1
+expect_fail "--abi mainline here" 1 'no time slice extension' "$sbl" --abi mainline
+expect_fail "--scale 0" 2 'scale: 0 is out of range' "$sbl" --scale 0
+ok "--help lists every transaction and default" bash -c \
+	"'$sbl' --help | grep -q 'warehouse-activity-query (waq)' && '$sbl' --help | grep -q 'default: 1000'"
+done_testing
