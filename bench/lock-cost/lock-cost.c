@@ -177,7 +177,7 @@ int main(int argc, char **argv)
 	for (int i = 0; i < 4; i++)
 		printf("%-8s %8.2f  (%.2f, %.2f)\n", res[i].name, res[i].median, res[i].min,
 		       res[i].max);
-	printf("grants seen: %llu (expected 0: nothing competes for the CPU)\n",
+	printf("grants seen: %llu (next to none: nothing else wants this CPU)\n",
 	       (unsigned long long)sc.grants);
 
 	if (opt_json) {
