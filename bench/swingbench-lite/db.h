@@ -51,8 +51,10 @@ struct db_ops {
 	const char *(*errmsg)(struct db *db);
 	/* After DB_RETRY (and the rollback): wait until a retry may succeed. */
 	void (*wait_retry)(struct db *db, int attempt);
-	/* Start a transaction that will write. */
-	const char *begin_write;
+	/* Start a transaction; write: it will write. */
+	enum db_status (*begin)(struct db *db, bool write);
+	/* End it: commit, or roll back. After a failed commit, roll back. */
+	enum db_status (*end)(struct db *db, bool commit);
 };
 
 #define DB_MAX_STMTS 64
@@ -62,7 +64,13 @@ extern const struct db_ops db_sqlite_ops;
 extern const struct db_ops db_pg_ops;
 #endif
 
-/* SQLite connection options, set before the first open. */
+/*
+ * SQLite connection options, set before the first open. SQLite runs one
+ * write transaction at a time per database; write transactions queue on a
+ * process-wide mutex (the "writer gate") before BEGIN IMMEDIATE, as
+ * multi-threaded SQLite applications do, rather than all retrying on
+ * SQLITE_BUSY/LOCKED.
+ */
 struct db_sqlite_config {
 	bool shared_cache;	/* open with cache=shared (and read_uncommitted) */
 	const char *journal;	/* journal_mode: wal, delete, ... */

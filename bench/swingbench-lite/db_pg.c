@@ -181,6 +181,16 @@ static void db_wait_retry(struct db *db, int attempt)
 	nanosleep(&ts, NULL);
 }
 
+static enum db_status db_begin(struct db *db, bool write)
+{
+	return exec_sql(db, "BEGIN");
+}
+
+static enum db_status db_end(struct db *db, bool commit)
+{
+	return exec_sql(db, commit ? "COMMIT" : "ROLLBACK");
+}
+
 const struct db_ops db_pg_ops = {
 	.name = "pg",
 	.open = db_open,
@@ -194,5 +204,6 @@ const struct db_ops db_pg_ops = {
 	.changes = db_changes,
 	.errmsg = db_errmsg,
 	.wait_retry = db_wait_retry,
-	.begin_write = "BEGIN",
+	.begin = db_begin,
+	.end = db_end,
 };

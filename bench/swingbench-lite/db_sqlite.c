@@ -8,10 +8,11 @@
  * cache's B-tree mutex, the WAL index's, the VFS's. Those are what
  * sqlite_mutex.c makes extension-aware.
  *
- * In shared-cache mode a writer that finds another writer active gets
- * SQLITE_LOCKED; the client then waits with sqlite3_unlock_notify() (the
- * blocking connection's commit wakes it) and retries the transaction. In
- * private-cache mode SQLite's busy timeout does the waiting.
+ * Write transactions take the writer gate (db.h) first, so they rarely find
+ * another writer active. If one still gets SQLITE_LOCKED (shared cache) the
+ * client waits with sqlite3_unlock_notify() (the blocking connection's
+ * commit wakes it) and retries the transaction; SQLITE_BUSY (private cache)
+ * is waited out by SQLite's busy timeout, then retried.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -30,6 +31,9 @@ struct db_sqlite_config db_sqlite_config = {
 	.busy_timeout_ms = 10000,
 };
 
+/* Write transactions, one at a time (db.h). */
+static pthread_mutex_t writer_gate = PTHREAD_MUTEX_INITIALIZER;
+
 #define MAX_ROWS 64
 #define MAX_COLS 8
 #define ARENA 16384
@@ -43,6 +47,7 @@ struct db {
 	char arena[ARENA];
 	size_t used;
 	int64_t changes;
+	bool holds_gate;
 	char err[256];
 	/* unlock-notify: registered when a statement fails with SQLITE_LOCKED. */
 	bool notify_registered;
@@ -268,6 +273,34 @@ static void db_wait_retry(struct db *db, int attempt)
 	nanosleep(&ts, NULL);
 }
 
+static enum db_status db_begin(struct db *db, bool write)
+{
+	enum db_status st;
+
+	if (!write)
+		return exec_sql(db, "BEGIN");
+	pthread_mutex_lock(&writer_gate);
+	db->holds_gate = true;
+	st = exec_sql(db, "BEGIN IMMEDIATE");
+	if (st != DB_OK) {
+		db->holds_gate = false;
+		pthread_mutex_unlock(&writer_gate);
+	}
+	return st;
+}
+
+static enum db_status db_end(struct db *db, bool commit)
+{
+	enum db_status st = exec_sql(db, commit ? "COMMIT" : "ROLLBACK");
+
+	/* A failed COMMIT leaves the transaction open until the ROLLBACK. */
+	if ((st == DB_OK || !commit) && db->holds_gate) {
+		db->holds_gate = false;
+		pthread_mutex_unlock(&writer_gate);
+	}
+	return st;
+}
+
 const struct db_ops db_sqlite_ops = {
 	.name = "sqlite",
 	.open = db_open,
@@ -281,5 +314,6 @@ const struct db_ops db_sqlite_ops = {
 	.changes = db_changes,
 	.errmsg = db_errmsg,
 	.wait_retry = db_wait_retry,
-	.begin_write = "BEGIN IMMEDIATE",
+	.begin = db_begin,
+	.end = db_end,
 };

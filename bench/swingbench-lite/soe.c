@@ -18,15 +18,15 @@
 #include "soe.h"
 
 const struct soe_txn_info soe_txns[TX_NR] = {
-	[TX_NCR] = { "customer-registration", "ncr", 15, true },
-	[TX_UCD] = { "update-customer-details", "ucd", 10, true },
-	[TX_BP] = { "browse-products", "bp", 50, true },
-	[TX_OP] = { "order-products", "op", 40, true },
-	[TX_PO] = { "process-orders", "po", 5, true },
-	[TX_BO] = { "browse-orders", "bo", 5, true },
-	[TX_SRQ] = { "sales-rep-query", "srq", 0, false },
-	[TX_WQ] = { "warehouse-query", "wq", 0, false },
-	[TX_WAQ] = { "warehouse-activity-query", "waq", 0, false },
+	[TX_NCR] = { "customer-registration", "ncr", 15, true, true },
+	[TX_UCD] = { "update-customer-details", "ucd", 10, true, true },
+	[TX_BP] = { "browse-products", "bp", 50, false, true },
+	[TX_OP] = { "order-products", "op", 40, true, true },
+	[TX_PO] = { "process-orders", "po", 5, true, false },
+	[TX_BO] = { "browse-orders", "bo", 5, false, true },
+	[TX_SRQ] = { "sales-rep-query", "srq", 0, false, false },
+	[TX_WQ] = { "warehouse-query", "wq", 0, false, false },
+	[TX_WAQ] = { "warehouse-activity-query", "waq", 0, false, false },
 };
 
 #define STATUS_PROCESSED 10	/* order_status of a processed order; 0-4 are pending */
@@ -269,8 +269,22 @@ static inline int64_t alloc_id(int64_t *next)
 	return __atomic_fetch_add(next, 1, __ATOMIC_RELAXED);
 }
 
-static enum db_status logon(struct soe_client *c, int64_t cust, int64_t now)
+bool soe_logon_all;
+
+bool soe_txn_logs_on(enum soe_txn t)
 {
+	return soe_txns[t].logs_on && (soe_logon_all || soe_txns[t].writes);
+}
+
+bool soe_txn_writes(enum soe_txn t)
+{
+	return soe_txns[t].writes || soe_txn_logs_on(t);
+}
+
+static enum db_status logon(struct soe_client *c, enum soe_txn t, int64_t cust, int64_t now)
+{
+	if (!soe_txn_logs_on(t))
+		return DB_OK;
 	TRY(EXEC(c, S_LOGON, P_INT(alloc_id(&next_logon)), P_INT(cust), P_INT(now)));
 	c->pending.logons++;
 	return DB_OK;
@@ -327,7 +341,7 @@ static enum db_status body(struct soe_client *c, enum soe_txn t, int64_t now)
 		TRY(insert_customer(c, cust, addr, card, now));
 		TRY(insert_address(c, addr, cust, now));
 		TRY(insert_card(c, card, cust, now));
-		TRY(logon(c, cust, now));
+		TRY(logon(c, t, cust, now));
 		TRY(EXEC(c, S_CUST_GET, P_INT(cust)));
 		c->pending.customers++;
 		c->pending.addresses++;
@@ -335,7 +349,7 @@ static enum db_status body(struct soe_client *c, enum soe_txn t, int64_t now)
 		return DB_OK;
 	case TX_UCD:
 		cust = some_customer(c);
-		TRY(logon(c, cust, now));
+		TRY(logon(c, t, cust, now));
 		TRY(EXEC(c, S_CUST_GET, P_INT(cust)));
 		addr = alloc_id(&next_address);
 		TRY(insert_address(c, addr, cust, now));
@@ -345,7 +359,7 @@ static enum db_status body(struct soe_client *c, enum soe_txn t, int64_t now)
 	case TX_BP:
 		cust = some_customer(c);
 		wh = between(&c->rng, 1, rows.warehouses);
-		TRY(logon(c, cust, now));
+		TRY(logon(c, t, cust, now));
 		TRY(EXEC(c, S_CUST_GET, P_INT(cust)));
 		for (int i = 0; i < 2; i++) {
 			int64_t prods[3];
@@ -360,7 +374,7 @@ static enum db_status body(struct soe_client *c, enum soe_txn t, int64_t now)
 		return DB_OK;
 	case TX_OP:
 		cust = some_customer(c);
-		TRY(logon(c, cust, now));
+		TRY(logon(c, t, cust, now));
 		TRY(EXEC(c, S_CUST_GET, P_INT(cust)));
 		addr = c->ops->get_int(c->db, 0, 4);
 		card = c->ops->get_int(c->db, 0, 5);
@@ -377,7 +391,7 @@ static enum db_status body(struct soe_client *c, enum soe_txn t, int64_t now)
 		return DB_OK;
 	case TX_BO:
 		cust = some_customer(c);
-		TRY(logon(c, cust, now));
+		TRY(logon(c, t, cust, now));
 		TRY(EXEC(c, S_CUST_GET, P_INT(cust)));
 		TRY(EXEC(c, S_ORDERS_BY_CUST, P_INT(cust)));
 		if (c->ops->nrows(c->db)) {
@@ -412,15 +426,15 @@ enum db_status soe_run(struct soe_client *c, enum soe_txn t)
 	enum db_status st;
 
 	memset(&c->pending, 0, sizeof(c->pending));
-	st = c->ops->exec_sql(c->db, soe_txns[t].writes ? c->ops->begin_write : "BEGIN");
+	st = c->ops->begin(c->db, soe_txn_writes(t));
 	if (st != DB_OK)
 		return st;
 	st = body(c, t, time(NULL));
 	if (st == DB_OK)
-		st = c->ops->exec_sql(c->db, "COMMIT");
+		st = c->ops->end(c->db, true);
 	if (st != DB_OK) {
 		/* Nothing of it stays. A failed COMMIT may have ended it already. */
-		c->ops->exec_sql(c->db, "ROLLBACK");
+		c->ops->end(c->db, false);
 		return st;
 	}
 	add_effects(&c->done, &c->pending);
@@ -461,7 +475,7 @@ int soe_load(const struct db_ops *ops, struct db *db, double scale, uint64_t see
 	if (soe_prepare(&c, err, errlen))
 		return -1;
 	soe_rows(scale, &rows);
-	LOAD_TRY(ops->exec_sql(db, "BEGIN"), "(begin)");
+	LOAD_TRY(ops->begin(db, true), "(begin)");
 	for (int64_t w = 1; w <= rows.warehouses; w++) {
 		snprintf(name, sizeof(name), "warehouse %lld", (long long)w);
 		LOAD_TRY(EXEC(&c, S_WH_INS, P_INT(w), P_TXT(name), P_INT(w * 100)), "warehouses");
@@ -516,7 +530,7 @@ int soe_load(const struct db_ops *ops, struct db *db, double scale, uint64_t see
 			LOAD_TRY(EXEC(&c, S_META_INS, P_TXT(meta[i].key), P_TXT(buf)), "metadata");
 		}
 	}
-	LOAD_TRY(ops->exec_sql(db, "COMMIT"), "(commit)");
+	LOAD_TRY(ops->end(db, true), "(commit)");
 	return 0;
 }
 

@@ -6,6 +6,7 @@
 #ifndef SWINGBENCH_SOE_H
 #define SWINGBENCH_SOE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "db.h"
@@ -27,9 +28,21 @@ struct soe_txn_info {
 	const char *name;	/* e.g. "order-products" */
 	const char *abbrev;	/* e.g. "op" */
 	int default_weight;	/* upstream.md section 3 */
-	bool writes;		/* needs a write transaction */
+	bool writes;		/* writes, apart from the logon row */
+	bool logs_on;		/* a customer transaction: Swingbench records a LOGON row */
 };
 extern const struct soe_txn_info soe_txns[TX_NR];
+
+/*
+ * Which transactions insert a LOGON row: false (default) those that write
+ * anyway; true every customer transaction, as Swingbench does, which makes
+ * the browse transactions writers too (see README.md for why it matters on
+ * SQLite).
+ */
+extern bool soe_logon_all;
+bool soe_txn_logs_on(enum soe_txn t);
+/* Does t need a write transaction (with the logon policy)? */
+bool soe_txn_writes(enum soe_txn t);
 
 /* The size of the data set. Scale 1: the numbers in soe.c's soe_rows(). */
 struct soe_rows {

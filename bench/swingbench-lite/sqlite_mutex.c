@@ -6,8 +6,14 @@
  *   pthread   pthread mutexes, recursive where SQLite asks for it: what
  *             SQLite's own unix implementation does, plus counting
  *   spin      a test-and-test-and-set spinlock with pause
- *   spin-ext  lib/slice's extension-aware spinlock: while a thread holds
- *             any SQLite mutex it asks the kernel not to preempt it
+ *   spin-ext  the same on lib/slice: while a thread holds any SQLite mutex
+ *             it asks the kernel not to preempt it
+ *
+ * Both spin kinds spin at most spin_limit pause loops per attempt, then
+ * sched_yield() and try again, as database latches do (Oracle's spin count,
+ * PostgreSQL's s_lock()); spin_limit 0 spins forever. With a thousand
+ * threads on a few CPUs a pure spinlock convoys: every waiter burns its
+ * whole slice behind a preempted holder.
  *
  * Every mutex counts its acquisitions and how many found it taken; the
  * counts are kept under the mutex itself, so they cost no atomics. They are
@@ -17,6 +23,7 @@
  */
 #define _GNU_SOURCE
 #include <pthread.h>
+#include <sched.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,6 +47,7 @@ struct sb_mutex {
 };
 
 static enum sb_mutex_kind kind;
+static unsigned long spin_limit;
 static struct sb_mutex statics[NR_IDS];
 /* The live dynamic mutexes, and the counts of freed ones, per type. */
 static pthread_mutex_t list_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -63,12 +71,29 @@ static const char *const id_names[NR_IDS] = {
 	[SQLITE_MUTEX_STATIC_VFS3] = "static vfs3",
 };
 
-static inline void plain_lock(struct slice_spinlock *l, bool *contended)
+static inline bool plain_trylock(struct slice_spinlock *l)
 {
-	while (__atomic_exchange_n(&l->locked, 1, __ATOMIC_ACQUIRE)) {
-		*contended = true;
-		while (__atomic_load_n(&l->locked, __ATOMIC_RELAXED))
+	return !__atomic_load_n(&l->locked, __ATOMIC_RELAXED) &&
+	       !__atomic_exchange_n(&l->locked, 1, __ATOMIC_ACQUIRE);
+}
+
+/* Spin for the lock, yielding the CPU every spin_limit pauses; true if contended. */
+static bool spin_lock(struct slice_spinlock *l, bool ext)
+{
+	unsigned long spins = 0;
+
+	if (ext ? slice_spin_trylock(l) : plain_trylock(l))
+		return false;
+	for (;;) {
+		while (__atomic_load_n(&l->locked, __ATOMIC_RELAXED)) {
 			__asm__ __volatile__("pause" ::: "memory");
+			if (spin_limit && ++spins >= spin_limit) {
+				sched_yield();
+				spins = 0;
+			}
+		}
+		if (ext ? slice_spin_trylock(l) : plain_trylock(l))
+			return true;
 	}
 }
 
@@ -162,14 +187,14 @@ static void m_enter(sqlite3_mutex *p)
 			m->depth++;
 			return;
 		}
-		plain_lock(&m->sl, &contended);
+		contended = spin_lock(&m->sl, false);
 		break;
 	case SB_MUTEX_SPIN_EXT:
 		if (mine(m)) {
 			m->depth++;
 			return;
 		}
-		contended = slice_spin_lock(&m->sl);
+		contended = spin_lock(&m->sl, true);
 		break;
 	}
 	__atomic_store_n(&m->owner, pthread_self(), __ATOMIC_RELAXED);
@@ -192,7 +217,7 @@ static int m_try(sqlite3_mutex *p)
 			m->depth++;
 			return SQLITE_OK;
 		}
-		if (__atomic_exchange_n(&m->sl.locked, 1, __ATOMIC_ACQUIRE))
+		if (!plain_trylock(&m->sl))
 			return SQLITE_BUSY;
 		break;
 	case SB_MUTEX_SPIN_EXT:
@@ -245,13 +270,14 @@ static int m_notheld(sqlite3_mutex *p)
 	return p == NULL || !mine((struct sb_mutex *)p);
 }
 
-int sb_mutex_install(enum sb_mutex_kind k)
+int sb_mutex_install(enum sb_mutex_kind k, unsigned long limit)
 {
 	static const sqlite3_mutex_methods methods = {
 		m_init, m_end, m_alloc, m_free, m_enter, m_try, m_leave, m_held, m_notheld,
 	};
 
 	kind = k;
+	spin_limit = limit;
 	return sqlite3_config(SQLITE_CONFIG_MUTEX, &methods);
 }
 

@@ -45,10 +45,14 @@ static const char *opt_db;
 static const char *opt_dsn;
 /* SQLite's mutexes. */
 static enum sb_mutex_kind opt_mutex = SB_MUTEX_SPIN_EXT;
+/* Spin kinds: pause loops before sched_yield(); 0 spins forever. */
+static long opt_spin_limit = 1000;
 /* SQLite cache: shared (one page cache and B-tree for all connections) or private. */
 static int opt_shared_cache = 1;
 /* SQLite journal mode. */
 static const char *opt_journal = "wal";
+/* Which transactions record a LOGON row: 0 those that write anyway, 1 all customer ones. */
+static int opt_logon_all;
 /* Data set size (1: 10,000 customers, 1,000 products, 10,000 orders). */
 static double opt_scale = 1;
 /* Measured seconds, after the warmup. */
@@ -220,12 +224,18 @@ static void usage(FILE *f)
 		"      --db FILE          SQLite database (default: /dev/shm/" PROG "-PID.db, removed after)\n"
 		"      --dsn DSN          PostgreSQL connection string (with --backend pg)\n"
 		"  -m, --mutex KIND       SQLite's mutexes: pthread | spin | spin-ext (default: %s)\n"
+		"      --spin-limit N     spin kinds: pause loops before yielding the CPU, 0 = never\n"
+		"                         (default: %ld)\n"
 		"      --cache MODE       SQLite cache: shared | private (default: %s)\n"
 		"      --journal MODE     SQLite journal mode: wal | delete | truncate | memory (default: %s)\n"
+		"      --logon WHICH      transactions that insert a LOGON row: writers (those that\n"
+		"                         write anyway) | all (every customer one, as Swingbench;\n"
+		"                         browsing then writes too) (default: %s)\n"
 		"  -s, --scale X          data set size, 1 = 10,000 customers (default: %g)\n"
 		"      --mix NAME=W,...   transaction weights (default:",
-		opt_clients, opt_hogs, opt_backend, sb_mutex_kind_name(opt_mutex),
-		opt_shared_cache ? "shared" : "private", opt_journal, opt_scale);
+		opt_clients, opt_hogs, opt_backend, sb_mutex_kind_name(opt_mutex), opt_spin_limit,
+		opt_shared_cache ? "shared" : "private", opt_journal,
+		opt_logon_all ? "all" : "writers", opt_scale);
 	for (int t = 0; t < TX_NR; t++)
 		fprintf(f, "%s%s=%d", t ? "," : " ", soe_txns[t].abbrev, soe_txns[t].default_weight);
 	fprintf(f, ")\n"
@@ -256,8 +266,10 @@ static void parse_options(int argc, char **argv)
 		{ "dsn", required_argument, NULL, 'N' },
 		{ "mutex", required_argument, NULL, 'm' },
 		{ "cache", required_argument, NULL, 'C' },
+		{ "spin-limit", required_argument, NULL, 'Y' },
 		{ "journal", required_argument, NULL, 'J' },
 		{ "scale", required_argument, NULL, 's' },
+		{ "logon", required_argument, NULL, 'L' },
 		{ "mix", required_argument, NULL, 'x' },
 		{ "duration", required_argument, NULL, 'd' },
 		{ "warmup", required_argument, NULL, 'W' },
@@ -294,6 +306,9 @@ static void parse_options(int argc, char **argv)
 				exit(2);
 			}
 			break;
+		case 'Y':
+			opt_spin_limit = bench_parse_long(PROG, "spin-limit", optarg, 0, 1000000000);
+			break;
 		case 'C':
 			if (!strcmp(optarg, "shared")) {
 				opt_shared_cache = 1;
@@ -312,6 +327,16 @@ static void parse_options(int argc, char **argv)
 				exit(2);
 			}
 			opt_journal = optarg;
+			break;
+		case 'L':
+			if (!strcmp(optarg, "all")) {
+				opt_logon_all = 1;
+			} else if (!strcmp(optarg, "writers")) {
+				opt_logon_all = 0;
+			} else {
+				fprintf(stderr, PROG ": --logon: writers or all, not '%s'\n", optarg);
+				exit(2);
+			}
 			break;
 		case 's': opt_scale = bench_parse_double(PROG, "scale", optarg, 0.001, 1000); break;
 		case 'x': parse_mix(optarg); break;
@@ -418,6 +443,7 @@ int main(int argc, char **argv)
 	const char *first_error = NULL;
 
 	parse_options(argc, argv);
+	soe_logon_all = opt_logon_all;
 	if (opt_json && bench_json_open(&json, opt_json, PROG))
 		return 1;
 	if (!strcmp(opt_backend, "pg")) {
@@ -438,7 +464,7 @@ int main(int argc, char **argv)
 		target = opt_db;
 		db_sqlite_config.shared_cache = opt_shared_cache;
 		db_sqlite_config.journal = opt_journal;
-		if (sb_mutex_install(opt_mutex) != SQLITE_OK) {
+		if (sb_mutex_install(opt_mutex, opt_spin_limit) != SQLITE_OK) {
 			fprintf(stderr, PROG ": sqlite3_config(SQLITE_CONFIG_MUTEX) failed\n");
 			return 1;
 		}
@@ -473,9 +499,10 @@ int main(int argc, char **argv)
 
 	printf(PROG ": %ld clients, %ld hogs, %s", opt_clients, opt_hogs, ops->name);
 	if (ops == &db_sqlite_ops)
-		printf(" (%s mutexes, %s cache, %s journal, %s)", sb_mutex_kind_name(opt_mutex),
-		       opt_shared_cache ? "shared" : "private", opt_journal, opt_db);
-	printf(", %ld s + %ld s warmup, mix", opt_duration, opt_warmup);
+		printf(" (%s mutexes, spin limit %ld, %s cache, %s journal, %s)", sb_mutex_kind_name(opt_mutex),
+		       opt_spin_limit, opt_shared_cache ? "shared" : "private", opt_journal, opt_db);
+	printf(", logon %s, %ld s + %ld s warmup, mix", opt_logon_all ? "all" : "writers",
+	       opt_duration, opt_warmup);
 	for (int t = 0; t < TX_NR; t++)
 		if (weights[t])
 			printf(" %s=%d", soe_txns[t].abbrev, weights[t]);
@@ -668,9 +695,11 @@ int main(int argc, char **argv)
 		bench_json_u64(j, "hogs", opt_hogs);
 		if (ops == &db_sqlite_ops) {
 			bench_json_str(j, "mutex", sb_mutex_kind_name(opt_mutex));
+			bench_json_u64(j, "spin_limit", opt_spin_limit);
 			bench_json_str(j, "cache", opt_shared_cache ? "shared" : "private");
 			bench_json_str(j, "journal", opt_journal);
 		}
+		bench_json_str(j, "logon", opt_logon_all ? "all" : "writers");
 		bench_json_dbl(j, "scale", opt_scale);
 		bench_json_u64(j, "duration_s", opt_duration);
 		bench_json_u64(j, "warmup_s", opt_warmup);
