@@ -9,11 +9,12 @@
  *   spin-ext  the same on lib/slice: while a thread holds any SQLite mutex
  *             it asks the kernel not to preempt it
  *
- * Both spin kinds spin at most spin_limit pause loops per attempt, then
- * sched_yield() and try again, as database latches do (Oracle's spin count,
- * PostgreSQL's s_lock()); spin_limit 0 spins forever. With a thousand
- * threads on a few CPUs a pure spinlock convoys: every waiter burns its
- * whole slice behind a preempted holder.
+ * Both spin kinds spin for at most spin_ns per attempt, then sched_yield()
+ * and try again, as database latches do (Oracle's spin count, PostgreSQL's
+ * s_lock()); spin_ns 0 spins forever. With a thousand threads on a few CPUs
+ * a pure spinlock convoys: every waiter burns its whole slice behind a
+ * preempted holder. The bound is in time, not in pause loops, because a
+ * pause costs ~10 ns on hardware but far more under QEMU's TCG.
  *
  * Every mutex counts its acquisitions and how many found it taken; the
  * counts are kept under the mutex itself, so they cost no atomics. They are
@@ -29,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench.h"
 #include "slice.h"
 #include "sqlite_mutex.h"
 
@@ -47,7 +49,7 @@ struct sb_mutex {
 };
 
 static enum sb_mutex_kind kind;
-static unsigned long spin_limit;
+static uint64_t spin_ns;
 static struct sb_mutex statics[NR_IDS];
 /* The live dynamic mutexes, and the counts of freed ones, per type. */
 static pthread_mutex_t list_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -77,19 +79,23 @@ static inline bool plain_trylock(struct slice_spinlock *l)
 	       !__atomic_exchange_n(&l->locked, 1, __ATOMIC_ACQUIRE);
 }
 
-/* Spin for the lock, yielding the CPU every spin_limit pauses; true if contended. */
+/* Spin for the lock, yielding the CPU after spin_ns of spinning; true if contended. */
 static bool spin_lock(struct slice_spinlock *l, bool ext)
 {
-	unsigned long spins = 0;
+	uint64_t until = 0;
+	unsigned int spins = 0;
 
 	if (ext ? slice_spin_trylock(l) : plain_trylock(l))
 		return false;
+	if (spin_ns)
+		until = bench_now_ns() + spin_ns;
 	for (;;) {
 		while (__atomic_load_n(&l->locked, __ATOMIC_RELAXED)) {
 			__asm__ __volatile__("pause" ::: "memory");
-			if (spin_limit && ++spins >= spin_limit) {
+			/* The clock (vDSO) every 16 pauses. */
+			if (until && !(++spins & 15) && bench_now_ns() >= until) {
 				sched_yield();
-				spins = 0;
+				until = bench_now_ns() + spin_ns;
 			}
 		}
 		if (ext ? slice_spin_trylock(l) : plain_trylock(l))
@@ -270,14 +276,14 @@ static int m_notheld(sqlite3_mutex *p)
 	return p == NULL || !mine((struct sb_mutex *)p);
 }
 
-int sb_mutex_install(enum sb_mutex_kind k, unsigned long limit)
+int sb_mutex_install(enum sb_mutex_kind k, uint64_t spin_bound_ns)
 {
 	static const sqlite3_mutex_methods methods = {
 		m_init, m_end, m_alloc, m_free, m_enter, m_try, m_leave, m_held, m_notheld,
 	};
 
 	kind = k;
-	spin_limit = limit;
+	spin_ns = spin_bound_ns;
 	return sqlite3_config(SQLITE_CONFIG_MUTEX, &methods);
 }
 

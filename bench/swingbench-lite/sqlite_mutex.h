@@ -8,10 +8,10 @@
 enum sb_mutex_kind { SB_MUTEX_PTHREAD, SB_MUTEX_SPIN, SB_MUTEX_SPIN_EXT };
 
 /*
- * Before any other SQLite call. spin_limit: the spin kinds yield the CPU
- * after this many pause loops (0: never). SQLITE_OK or SQLite's error.
+ * Before any other SQLite call. spin_ns: the spin kinds yield the CPU after
+ * spinning this long (0: never). SQLITE_OK or SQLite's error.
  */
-int sb_mutex_install(enum sb_mutex_kind kind, unsigned long spin_limit);
+int sb_mutex_install(enum sb_mutex_kind kind, uint64_t spin_ns);
 const char *sb_mutex_kind_name(enum sb_mutex_kind kind);
 int sb_mutex_kind_parse(const char *s, enum sb_mutex_kind *kind);
 

@@ -45,8 +45,8 @@ static const char *opt_db;
 static const char *opt_dsn;
 /* SQLite's mutexes. */
 static enum sb_mutex_kind opt_mutex = SB_MUTEX_SPIN_EXT;
-/* Spin kinds: pause loops before sched_yield(); 0 spins forever. */
-static long opt_spin_limit = 1000;
+/* Spin kinds: microseconds of spinning before sched_yield(); 0 spins forever. */
+static long opt_spin_us = 20;
 /* SQLite cache: shared (one page cache and B-tree for all connections) or private. */
 static int opt_shared_cache = 1;
 /* SQLite journal mode. */
@@ -224,7 +224,7 @@ static void usage(FILE *f)
 		"      --db FILE          SQLite database (default: /dev/shm/" PROG "-PID.db, removed after)\n"
 		"      --dsn DSN          PostgreSQL connection string (with --backend pg)\n"
 		"  -m, --mutex KIND       SQLite's mutexes: pthread | spin | spin-ext (default: %s)\n"
-		"      --spin-limit N     spin kinds: pause loops before yielding the CPU, 0 = never\n"
+		"      --spin-us US       spin kinds: spin this long, then yield the CPU; 0 = never\n"
 		"                         (default: %ld)\n"
 		"      --cache MODE       SQLite cache: shared | private (default: %s)\n"
 		"      --journal MODE     SQLite journal mode: wal | delete | truncate | memory (default: %s)\n"
@@ -233,7 +233,7 @@ static void usage(FILE *f)
 		"                         browsing then writes too) (default: %s)\n"
 		"  -s, --scale X          data set size, 1 = 10,000 customers (default: %g)\n"
 		"      --mix NAME=W,...   transaction weights (default:",
-		opt_clients, opt_hogs, opt_backend, sb_mutex_kind_name(opt_mutex), opt_spin_limit,
+		opt_clients, opt_hogs, opt_backend, sb_mutex_kind_name(opt_mutex), opt_spin_us,
 		opt_shared_cache ? "shared" : "private", opt_journal,
 		opt_logon_all ? "all" : "writers", opt_scale);
 	for (int t = 0; t < TX_NR; t++)
@@ -266,7 +266,7 @@ static void parse_options(int argc, char **argv)
 		{ "dsn", required_argument, NULL, 'N' },
 		{ "mutex", required_argument, NULL, 'm' },
 		{ "cache", required_argument, NULL, 'C' },
-		{ "spin-limit", required_argument, NULL, 'Y' },
+		{ "spin-us", required_argument, NULL, 'Y' },
 		{ "journal", required_argument, NULL, 'J' },
 		{ "scale", required_argument, NULL, 's' },
 		{ "logon", required_argument, NULL, 'L' },
@@ -307,7 +307,7 @@ static void parse_options(int argc, char **argv)
 			}
 			break;
 		case 'Y':
-			opt_spin_limit = bench_parse_long(PROG, "spin-limit", optarg, 0, 1000000000);
+			opt_spin_us = bench_parse_long(PROG, "spin-us", optarg, 0, 10000000);
 			break;
 		case 'C':
 			if (!strcmp(optarg, "shared")) {
@@ -464,7 +464,7 @@ int main(int argc, char **argv)
 		target = opt_db;
 		db_sqlite_config.shared_cache = opt_shared_cache;
 		db_sqlite_config.journal = opt_journal;
-		if (sb_mutex_install(opt_mutex, opt_spin_limit) != SQLITE_OK) {
+		if (sb_mutex_install(opt_mutex, opt_spin_us * 1000ull) != SQLITE_OK) {
 			fprintf(stderr, PROG ": sqlite3_config(SQLITE_CONFIG_MUTEX) failed\n");
 			return 1;
 		}
@@ -499,8 +499,8 @@ int main(int argc, char **argv)
 
 	printf(PROG ": %ld clients, %ld hogs, %s", opt_clients, opt_hogs, ops->name);
 	if (ops == &db_sqlite_ops)
-		printf(" (%s mutexes, spin limit %ld, %s cache, %s journal, %s)", sb_mutex_kind_name(opt_mutex),
-		       opt_spin_limit, opt_shared_cache ? "shared" : "private", opt_journal, opt_db);
+		printf(" (%s mutexes, spinning %ld us, %s cache, %s journal, %s)", sb_mutex_kind_name(opt_mutex),
+		       opt_spin_us, opt_shared_cache ? "shared" : "private", opt_journal, opt_db);
 	printf(", logon %s, %ld s + %ld s warmup, mix", opt_logon_all ? "all" : "writers",
 	       opt_duration, opt_warmup);
 	for (int t = 0; t < TX_NR; t++)
@@ -528,6 +528,7 @@ int main(int argc, char **argv)
 	for (long i = 0; i < opt_hogs; i++)
 		start_thread(&hogs[i], hog_main, NULL);
 	pthread_barrier_init(&ready, NULL, opt_clients + 1);
+	t_start = bench_now_ns();
 	for (long i = 0; i < opt_clients; i++) {
 		clients[i].soe.ops = ops;
 		clients[i].soe.rng = opt_seed * 0x100000001b3ull + i + 1;
@@ -535,6 +536,8 @@ int main(int argc, char **argv)
 	}
 	/* Everyone connected and prepared. */
 	pthread_barrier_wait(&ready);
+	printf("connected %ld clients in %.1f s\n", opt_clients, (bench_now_ns() - t_start) / 1e9);
+	fflush(stdout);
 	for (long i = 0; i < opt_clients; i++) {
 		if (clients[i].setup_err[0]) {
 			if (!setup_failed)
@@ -695,7 +698,7 @@ int main(int argc, char **argv)
 		bench_json_u64(j, "hogs", opt_hogs);
 		if (ops == &db_sqlite_ops) {
 			bench_json_str(j, "mutex", sb_mutex_kind_name(opt_mutex));
-			bench_json_u64(j, "spin_limit", opt_spin_limit);
+			bench_json_u64(j, "spin_us", opt_spin_us);
 			bench_json_str(j, "cache", opt_shared_cache ? "shared" : "private");
 			bench_json_str(j, "journal", opt_journal);
 		}
