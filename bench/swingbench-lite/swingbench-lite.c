@@ -87,6 +87,7 @@ struct client {
 	uint64_t txns;			/* committed, all run long (progress) */
 	uint64_t sql_start, sql_end;	/* statements at the start and end of the window */
 	uint64_t committed[TX_NR], retries[TX_NR], failed[TX_NR], errors[TX_NR];
+	uint64_t sql_by_type[TX_NR];	/* statements, in the measured window */
 	struct slice_counters sc_start, sc_end;
 	char first_error[256];
 	char setup_err[256];
@@ -138,7 +139,7 @@ static void *client_main(void *arg)
 	while (1) {
 		int ph = __atomic_load_n(&phase, __ATOMIC_RELAXED);
 		enum soe_txn t = pick(&mix_rng);
-		uint64_t t0;
+		uint64_t t0, sql0 = c->soe.sql;
 		enum db_status st;
 
 		if (ph != seen) {
@@ -162,6 +163,7 @@ static void *client_main(void *arg)
 			ops->wait_retry(c->soe.db, attempt);
 		}
 		if (ph == MEASURE) {
+			c->sql_by_type[t] += c->soe.sql - sql0;
 			if (st == DB_OK) {
 				c->committed[t]++;
 				hist_add_atomic(&sh->lat[t], bench_now_ns() - t0);
@@ -431,7 +433,7 @@ int main(int argc, char **argv)
 	struct sb_mutex_stat mstat[16];
 	struct soe_effects done = { 0 };
 	uint64_t committed[TX_NR] = { 0 }, retries[TX_NR] = { 0 }, failed[TX_NR] = { 0 };
-	uint64_t errors[TX_NR] = { 0 }, sql = 0, txns = 0, t_start, t_end, last_txns, last_sql;
+	uint64_t errors[TX_NR] = { 0 }, sql_by_type[TX_NR] = { 0 }, sql = 0, txns = 0, t_start, t_end, last_txns, last_sql;
 	struct hist lat[TX_NR];
 	struct bench_env env;
 	struct bench_json json;
@@ -612,6 +614,7 @@ int main(int argc, char **argv)
 			retries[t] += c->retries[t];
 			failed[t] += c->failed[t];
 			errors[t] += c->errors[t];
+			sql_by_type[t] += c->sql_by_type[t];
 		}
 		sql += c->sql_end - c->sql_start;
 		done.customers += e->customers;
@@ -634,14 +637,14 @@ int main(int argc, char **argv)
 
 	printf("SQL exec/s: %.1f (%llu statements in %.2f s); transactions/s: %.1f\n", sql / secs,
 	       (unsigned long long)sql, secs, txns / secs);
-	printf("%-26s %9s %8s %7s %6s %6s %9s %9s %9s %9s %9s\n", "transaction", "committed", "tx/s",
-	       "retries", "failed", "errors", "p50 ms", "p90 ms", "p99 ms", "p99.9 ms", "max ms");
+	printf("%-26s %9s %8s %8s %7s %6s %6s %9s %9s %9s %9s %9s\n", "transaction", "committed",
+	       "tx/s", "sql/s", "retries", "failed", "errors", "p50 ms", "p90 ms", "p99 ms", "p99.9 ms", "max ms");
 	for (int t = 0; t < TX_NR; t++) {
 		if (!weights[t])
 			continue;
-		printf("%-26s %9llu %8.1f %7llu %6llu %6llu %9.2f %9.2f %9.2f %9.2f %9.2f\n",
+		printf("%-26s %9llu %8.1f %8.1f %7llu %6llu %6llu %9.2f %9.2f %9.2f %9.2f %9.2f\n",
 		       soe_txns[t].name, (unsigned long long)committed[t], committed[t] / secs,
-		       (unsigned long long)retries[t], (unsigned long long)failed[t],
+		       sql_by_type[t] / secs, (unsigned long long)retries[t], (unsigned long long)failed[t],
 		       (unsigned long long)errors[t], hist_percentile(&lat[t], 0.5) / 1e6,
 		       hist_percentile(&lat[t], 0.9) / 1e6, hist_percentile(&lat[t], 0.99) / 1e6,
 		       hist_percentile(&lat[t], 0.999) / 1e6, lat[t].max / 1e6);
@@ -723,6 +726,8 @@ int main(int argc, char **argv)
 				continue;
 			bench_json_obj(j, soe_txns[t].name);
 			bench_json_u64(j, "committed", committed[t]);
+			bench_json_u64(j, "sql", sql_by_type[t]);
+			bench_json_dbl(j, "sql_per_s", sql_by_type[t] / secs);
 			bench_json_u64(j, "retries", retries[t]);
 			bench_json_u64(j, "failed", failed[t]);
 			bench_json_u64(j, "errors", errors[t]);
