@@ -48,7 +48,7 @@ guest_targets := $(foreach p,$(GUEST_PROGS),$(GUEST_BIN)/$(firstword $(subst :, 
 LIB_SRC := lib/slice.c lib/bench.c
 LIB_HDR := lib/slice.h lib/bench.h
 HOST_PROGS := $(HOST_BIN)/slice_test $(HOST_BIN)/bench_test \
-	$(addprefix $(HOST_BIN)/,$(BENCH_PROGS)) $(HOST_BIN)/swingbench-lite
+	$(addprefix $(HOST_BIN)/,$(BENCH_PROGS)) $(HOST_BIN)/swingbench-lite $(HOST_BIN)/sbstat
 
 .PHONY: all deps kernel programs image check check-debug clean
 
@@ -56,6 +56,10 @@ all: kernel image $(HOST_PROGS)
 
 $(HOST_BIN)/%: lib/tests/%.c $(LIB_SRC) $(LIB_HDR) | $(HOST_BIN)
 	$(CC) $(SB_CFLAGS) -I lib -o $@ $< $(LIB_SRC) -lm
+
+# The report's statistics (Welch's t-test, t quantiles, confidence intervals).
+$(HOST_BIN)/sbstat: report/sbstat.c | $(HOST_BIN)
+	$(CC) $(SB_CFLAGS) -o $@ $< -lm
 
 define bench_rules
 $(HOST_BIN)/$(1): bench/$(1)/$(1).c $(LIB_SRC) $(LIB_HDR) | $(HOST_BIN)
