@@ -101,6 +101,8 @@ static struct client *clients;
 static double *table_cdf;		/* skewed choice: cumulative probabilities */
 static volatile int phase = WARMUP;
 static volatile int hogs_stop;
+/* Every thread waits here until all exist, so creating them is not a race with spinners. */
+static pthread_barrier_t start_gate;
 /* The calibration: work units per microsecond. */
 static double units_per_us;
 static uint64_t units_in, units_out;
@@ -163,6 +165,7 @@ static void *client_main(void *arg)
 
 	if (slice_thread_init())
 		c->setup_err = errno ? errno : EINVAL;
+	pthread_barrier_wait(&start_gate);
 	while (1) {
 		int ph = __atomic_load_n(&phase, __ATOMIC_RELAXED);
 		unsigned int t = pick_table(&c->rng);
@@ -207,6 +210,7 @@ static void *client_main(void *arg)
 
 static void *hog_main(void *arg)
 {
+	pthread_barrier_wait(&start_gate);
 	while (!__atomic_load_n(&hogs_stop, __ATOMIC_RELAXED))
 		__asm__ __volatile__("pause" ::: "memory");
 	return NULL;
@@ -426,6 +430,8 @@ int main(int argc, char **argv)
 	fflush(stdout);
 
 	hogs = xcalloc(opt_hogs ? opt_hogs : 1, sizeof(*hogs));
+	pthread_barrier_init(&start_gate, NULL, opt_clients + opt_hogs + 1);
+	t_start = bench_now_ns();
 	for (long i = 0; i < opt_hogs; i++)
 		start_thread(&hogs[i], hog_main, NULL);
 	clients = aligned_alloc(CACHELINE, opt_clients * sizeof(*clients));
@@ -445,6 +451,10 @@ int main(int argc, char **argv)
 		c->acquired = xcalloc(opt_tables, sizeof(uint64_t));
 		start_thread(&c->thread, client_main, c);
 	}
+	pthread_barrier_wait(&start_gate);
+	printf("started %ld threads in %.1f s\n", opt_clients + opt_hogs,
+	       (bench_now_ns() - t_start) / 1e9);
+	fflush(stdout);
 
 	bench_sleep_us(opt_warmup * 1000000);
 	bench_kstats_read(&k_before);
@@ -482,9 +492,10 @@ int main(int argc, char **argv)
 	__atomic_store_n(&phase, STOP, __ATOMIC_RELAXED);
 	t_end = bench_now_ns();
 	bench_kstats_read(&k_after);
+	/* The hogs go too, or the clients would take long to see STOP. */
+	__atomic_store_n(&hogs_stop, 1, __ATOMIC_RELAXED);
 	for (long i = 0; i < opt_clients; i++)
 		pthread_join(clients[i].thread, NULL);
-	__atomic_store_n(&hogs_stop, 1, __ATOMIC_RELAXED);
 	for (long i = 0; i < opt_hogs; i++)
 		pthread_join(hogs[i], NULL);
 	bench_kstats_delta(&k_delta, &k_before, &k_after);
