@@ -36,7 +36,7 @@ GUEST_SCRIPTS := guest-image/guest-environment
 
 # The benchmarks on lib/: each is bench/NAME/NAME.c, built for the guest
 # (static) and for the host (where they run with the ABI "none").
-BENCH_PROGS := locktable extend-sched lock-cost
+BENCH_PROGS := locktable extend-sched lock-cost latency-probe
 
 guest_targets := $(foreach p,$(GUEST_PROGS),$(GUEST_BIN)/$(firstword $(subst :, ,$(p)))) \
 	$(foreach s,$(GUEST_SCRIPTS),$(GUEST_BIN)/$(notdir $(s))) \
