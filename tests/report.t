@@ -20,4 +20,24 @@ ok "the error names the field" grep -q "field 'accelerator' is missing" <<<"$err
 
 "$gen" "$fx/does-not-exist" >/dev/null 2>&1
 is "a missing folder fails" "$?" 1
+# A sweep: tables from raw JSON, against numbers computed by hand. Off runs
+# 100, 110, 120 SQL exec/s (mean 110, sd 10), mainline 150, 160, 170 (160,
+# 10): change (160 - 110) / 110 = +45.5%; Welch t = 50 / sqrt(100/3 + 100/3)
+# = 6.12 on 4 df, two-sided p = 0.0036. Preemptions while holding per 1000
+# executions: 10, 20, 30 (20 ± 10) and 1, 2, 3 (2 ± 1).
+out=$("$gen" "$fx/sweep" 2>&1)
+is "a sweep folder renders" "$?" 0
+like "the off row: mean ± sd, baseline" "$out" '\| off-50us \| 110\.0 ± 10\.0 \| baseline \|'
+like "the mainline row: mean ± sd, change and p" "$out" '\| mainline-50us \| 160\.0 ± 10\.0 \| \+45\.5% \| 0\.004 \|'
+like "preemptions while holding per 1000 executions" "$out" '20\.00 ± 10\.00 \|.*\n?.*2\.00 ± 1\.00'
+like "wait mean in us" "$out" '\| 2000\.0 ± 1000\.0 \|'
+like "claims absent from the run say so" "$out" 'Rostedt extend-sched: iterations \*\*\+13\.7%\*\* \(rseq-cr, 50 us\) \| not measured'
+like "the sweep table" "$out" '\| 300 \| 400 \| 110\.0 ± 10\.0 \| 160\.0 ± 10\.0 \| \+45\.5% \| 0\.004 \|'
+
+err=$("$gen" "$fx/sweep-missing-field" 2>&1 >/dev/null)
+is "a result without its field fails" "$?" 1
+like "the error names the file and the field" "$err" 'sweep-missing-field/raw/lt-c300-h400-off-50us-r2\.json: field \.results\.execs_per_s is missing'
+err=$("$gen" "$fx/sweep-bad-json" 2>&1 >/dev/null)
+is "a result that is not JSON fails" "$?" 1
+like "the error names the file" "$err" 'sweep-bad-json/raw/lt-c300-h400-mainline-50us-r3\.json: not valid JSON'
 done_testing
