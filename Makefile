@@ -32,7 +32,7 @@ SELFTESTS := slice_ext_test slice_ext_abi_test slice_ext_sched_test
 SELFTEST_CFLAGS := -isystem $(KHDR) -I $(KSELFTEST) -I kernel/selftests -Wno-sign-compare
 
 # Scripts for the guest (busybox sh), installed as they are.
-GUEST_SCRIPTS := guest-image/guest-environment
+GUEST_SCRIPTS := guest-image/guest-environment guest-image/sweep-runner
 
 # The benchmarks on lib/: each is bench/NAME/NAME.c, built for the guest
 # (static) and for the host (where they run with the ABI "none").
