@@ -3,7 +3,11 @@
 # trust section, and clear errors for malformed input.
 . "$(dirname "$0")/lib.sh"
 gen=$top/report/generate
-fx=$top/tests/fixtures/results
+# A copy: the generator writes plots into the results folder.
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cp -r "$top/tests/fixtures/results" "$tmp/"
+fx=$tmp/results
 
 out=$("$gen" "$fx/minimal" 2>&1)
 is "a complete results folder renders" "$?" 0
