@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "bench.h"
+#include "slice.h"
 
 uint64_t bench_now_ns(void)
 {
@@ -145,6 +146,18 @@ double hist_mean(const struct hist *h)
 
 /* ---- options -------------------------------------------------------------- */
 
+int bench_parse_abi(const char *prog, const char *s)
+{
+	enum slice_abi abi;
+
+	if (slice_abi_parse(s, &abi)) {
+		fprintf(stderr, "%s: --abi: unknown ABI '%s' (auto, none, rseq-cr, task-shared, "
+			"mainline)\n", prog, s);
+		exit(2);
+	}
+	return abi;
+}
+
 long bench_parse_long(const char *prog, const char *opt, const char *s, long min, long max)
 {
 	char *end;
@@ -270,6 +283,17 @@ void bench_kstats_read(struct bench_kstats *s)
 	}
 	s->have = true;
 	fclose(f);
+}
+
+bool bench_print_kstats(FILE *f, const struct bench_kstats *d)
+{
+	if (!d->have)
+		return false;
+	fprintf(f, "kernel:");
+	for (int i = 0; i < KSTAT_NR; i++)
+		fprintf(f, " %s %llu", bench_kstat_names[i], (unsigned long long)d->v[i]);
+	fprintf(f, "\n");
+	return true;
 }
 
 void bench_kstats_delta(struct bench_kstats *d, const struct bench_kstats *before,

@@ -52,6 +52,8 @@ double hist_mean(const struct hist *h);
  * Strict number parsing for options: the whole string must be a number in
  * [min, max]. On error, prints "PROG: --OPT: why" to stderr and exits 2.
  */
+/* An --abi value; an unknown name prints the choices and exits 2. */
+int bench_parse_abi(const char *prog, const char *s);
 long bench_parse_long(const char *prog, const char *opt, const char *s, long min, long max);
 double bench_parse_double(const char *prog, const char *opt, const char *s, double min, double max);
 
@@ -83,6 +85,8 @@ struct bench_kstats {
 };
 
 void bench_kstats_read(struct bench_kstats *s);
+/* Print "kernel: granted N denied N ..." if d has counters; returns d->have. */
+bool bench_print_kstats(FILE *f, const struct bench_kstats *d);
 /* after - before, per counter; have only if both have. */
 void bench_kstats_delta(struct bench_kstats *d, const struct bench_kstats *before,
 			const struct bench_kstats *after);

@@ -171,11 +171,7 @@ static void parse_options(int argc, char **argv)
 		case 'd': disable = 1; break;
 		case 'w': opt_extend_waiting = 1; break;
 		case 'a':
-			if (slice_abi_parse(optarg, &opt_abi)) {
-				fprintf(stderr, PROG ": --abi: unknown ABI '%s' "
-					"(auto, none, rseq-cr, task-shared, mainline)\n", optarg);
-				exit(2);
-			}
+			opt_abi = bench_parse_abi(PROG, optarg);
 			abi_given = 1;
 			break;
 		case 't': opt_duration = bench_parse_long(PROG, "duration", optarg, 1, 86400); break;
@@ -321,12 +317,7 @@ int main(int argc, char **argv)
 	       hist_percentile(&wait, 0.5) / 1e3, hist_percentile(&wait, 0.9) / 1e3,
 	       hist_percentile(&wait, 0.99) / 1e3, hist_percentile(&wait, 0.999) / 1e3,
 	       hist_percentile(&hold, 0.99) / 1e3);
-	if (k_delta.have) {
-		printf("kernel:");
-		for (int i = 0; i < KSTAT_NR; i++)
-			printf(" %s %llu", bench_kstat_names[i], (unsigned long long)k_delta.v[i]);
-		printf("\n");
-	}
+	bench_print_kstats(stdout, &k_delta);
 	if (protected_count != iterations) {
 		printf("correctness: FAILED: the lock's counter is %llu, the threads took it %llu times\n",
 		       (unsigned long long)protected_count, (unsigned long long)iterations);

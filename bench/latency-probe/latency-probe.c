@@ -223,12 +223,7 @@ int main(int argc, char **argv)
 		       hist_percentile(&merged[k], 0.5) / 1e3, hist_percentile(&merged[k], 0.9) / 1e3,
 		       hist_percentile(&merged[k], 0.99) / 1e3,
 		       hist_percentile(&merged[k], 0.999) / 1e3, merged[k].max / 1e3);
-	if (k_delta.have) {
-		printf("kernel:");
-		for (int i = 0; i < KSTAT_NR; i++)
-			printf(" %s %llu", bench_kstat_names[i], (unsigned long long)k_delta.v[i]);
-		printf("\n");
-	}
+	bench_print_kstats(stdout, &k_delta);
 	if (opt_json) {
 		bench_json_header(&json, PROG, argc, argv, "none", &env);
 		bench_json_obj(&json, "config");

@@ -141,11 +141,7 @@ int main(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "a:r:n:j:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'a':
-			if (slice_abi_parse(optarg, &opt_abi)) {
-				fprintf(stderr, PROG ": --abi: unknown ABI '%s' "
-					"(auto, none, rseq-cr, task-shared, mainline)\n", optarg);
-				return 2;
-			}
+			opt_abi = bench_parse_abi(PROG, optarg);
 			break;
 		case 'r': opt_rounds = bench_parse_long(PROG, "rounds", optarg, 3, 10000); break;
 		case 'n': opt_pairs = bench_parse_long(PROG, "pairs", optarg, 100, 1000000000); break;

@@ -305,11 +305,7 @@ static void parse_options(int argc, char **argv)
 		case 'W': opt_warmup = bench_parse_long(PROG, "warmup", optarg, 0, 3600); break;
 		case 'I': opt_interval = bench_parse_long(PROG, "interval", optarg, 0, 86400); break;
 		case 'a':
-			if (slice_abi_parse(optarg, &opt_abi)) {
-				fprintf(stderr, PROG ": --abi: unknown ABI '%s' "
-					"(auto, none, rseq-cr, task-shared, mainline)\n", optarg);
-				exit(2);
-			}
+			opt_abi = bench_parse_abi(PROG, optarg);
 			break;
 		case 'w': opt_extend_waiting = 1; break;
 		case 'L':
@@ -562,14 +558,8 @@ int main(int argc, char **argv)
 	printf("library: %llu sections, %llu granted, %llu yields, %llu denied\n",
 	       (unsigned long long)lib.sections, (unsigned long long)lib.grants,
 	       (unsigned long long)lib.yields, (unsigned long long)lib.denied);
-	if (k_delta.have) {
-		printf("kernel:");
-		for (int i = 0; i < KSTAT_NR; i++)
-			printf(" %s %llu", bench_kstat_names[i], (unsigned long long)k_delta.v[i]);
-		printf("\n");
-	} else {
+	if (!bench_print_kstats(stdout, &k_delta))
 		printf("kernel: no counters (/sys/kernel/debug/slice_ext/stats absent)\n");
-	}
 	if (bad_tables) {
 		printf("correctness: FAILED on %llu of %ld tables\n",
 		       (unsigned long long)bad_tables, opt_tables);
