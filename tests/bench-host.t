@@ -64,6 +64,9 @@ is "lock-cost exits 0" "$?" 0
 ok "lock-cost's JSON has the four loops and no grants" \
 	jq_true '[.results.plain, .results.section, .results.tas, .results.ticket] |
 		all(.median_ns > 0)' "$tmp/lc.json"
+timeout 120 "$bin/lock-cost" --pairs 20000 --rounds 3 --loop tas --json "$tmp/lc1.json" >/dev/null 2>&1
+ok "lock-cost --loop tas measures that loop alone" \
+	jq_true '.results | keys == ["grants", "tas"]' "$tmp/lc1.json"
 
 # Bad input: a clear message and the right status, before any work.
 expect_fail() {	# DESC STATUS REGEX CMD...
@@ -89,6 +92,7 @@ expect_fail "extend-sched --duration -1" 2 'out of range' "$bin/extend-sched" --
 expect_fail "lock-cost --abi task-shared on a kernel without it" 1 'no time slice extension' \
 	"$bin/lock-cost" --abi task-shared
 expect_fail "lock-cost --pairs x" 2 "'x' is not a whole number" "$bin/lock-cost" --pairs x
+expect_fail "lock-cost --loop spin" 2 "unknown loop 'spin'" "$bin/lock-cost" --loop spin
 # An unwritable --json fails at start-up, not after the run.
 start=$SECONDS
 expect_fail "locktable --json into a missing folder" 1 'cannot write' \

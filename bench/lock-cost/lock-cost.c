@@ -30,6 +30,8 @@ static long opt_pairs = 1000000;
 static enum slice_abi opt_abi = SLICE_ABI_AUTO;
 /* Write the results as JSON here. */
 static const char *opt_json;
+/* Only this loop (plain|section|tas|ticket), e.g. for hyperfine; NULL: all. */
+static const char *opt_loop;
 
 #define PROG "lock-cost"
 
@@ -116,6 +118,8 @@ static void usage(FILE *f)
 		"  -a, --abi ABI      auto|none|rseq-cr|task-shared|mainline (default: auto)\n"
 		"  -r, --rounds N     timed rounds per loop (default: %ld)\n"
 		"  -n, --pairs N      pairs per round (default: %ld)\n"
+		"  -l, --loop NAME    only this loop: plain|section|tas|ticket (default: all);\n"
+		"                     for timing whole runs, e.g. with hyperfine\n"
 		"  -j, --json FILE    also write the results as JSON\n"
 		"  -h, --help         this text\n",
 		opt_rounds, opt_pairs);
@@ -127,24 +131,36 @@ int main(int argc, char **argv)
 		{ "abi", required_argument, NULL, 'a' },
 		{ "rounds", required_argument, NULL, 'r' },
 		{ "pairs", required_argument, NULL, 'n' },
+		{ "loop", required_argument, NULL, 'l' },
 		{ "json", required_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	static const struct {
+		const char *name;
+		void (*loop)(long);
+	} loops[] = {
+		{ "plain", loop_plain },
+		{ "section", loop_section },
+		{ "tas", loop_tas },
+		{ "ticket", loop_ticket },
+	};
 	struct result res[4];
+	int nres = 0;
 	struct slice_counters sc;
 	struct bench_json json;
 	struct bench_env env;
 	char err[256];
 	int c, rc = 0;
 
-	while ((c = getopt_long(argc, argv, "a:r:n:j:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "a:r:n:l:j:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'a':
 			opt_abi = bench_parse_abi(PROG, optarg);
 			break;
 		case 'r': opt_rounds = bench_parse_long(PROG, "rounds", optarg, 3, 10000); break;
 		case 'n': opt_pairs = bench_parse_long(PROG, "pairs", optarg, 100, 1000000000); break;
+		case 'l': opt_loop = optarg; break;
 		case 'j': opt_json = optarg; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
@@ -154,6 +170,17 @@ int main(int argc, char **argv)
 		fprintf(stderr, PROG ": unexpected argument '%s' (see --help)\n", argv[optind]);
 		return 2;
 	}
+	if (opt_loop) {
+		int i = 0;
+
+		while (i < 4 && strcmp(opt_loop, loops[i].name))
+			i++;
+		if (i == 4) {
+			fprintf(stderr, PROG ": --loop: unknown loop '%s' (plain, section, tas, ticket)\n",
+				opt_loop);
+			return 2;
+		}
+	}
 	if (opt_json && bench_json_open(&json, opt_json, PROG))
 		return 1;
 	if (slice_init(opt_abi, err, sizeof(err))) {
@@ -162,15 +189,14 @@ int main(int argc, char **argv)
 	}
 	bench_env_read(&env);
 
-	res[0] = measure("plain", loop_plain);
-	res[1] = measure("section", loop_section);
-	res[2] = measure("tas", loop_tas);
-	res[3] = measure("ticket", loop_ticket);
+	for (int i = 0; i < 4; i++)
+		if (!opt_loop || !strcmp(opt_loop, loops[i].name))
+			res[nres++] = measure(loops[i].name, loops[i].loop);
 	slice_counters_get(&sc);
 
 	bench_print_env(stdout, slice_abi_name(slice_current_abi()), &env);
 	printf("# %ld rounds of %ld pairs; ns per pair: median (min, max)\n", opt_rounds, opt_pairs);
-	for (int i = 0; i < 4; i++)
+	for (int i = 0; i < nres; i++)
 		printf("%-8s %8.2f  (%.2f, %.2f)\n", res[i].name, res[i].median, res[i].min,
 		       res[i].max);
 	printf("grants seen: %llu (next to none: nothing else wants this CPU)\n",
@@ -183,7 +209,7 @@ int main(int argc, char **argv)
 		bench_json_u64(&json, "pairs", opt_pairs);
 		bench_json_obj_end(&json);
 		bench_json_obj(&json, "results");
-		for (int i = 0; i < 4; i++) {
+		for (int i = 0; i < nres; i++) {
 			bench_json_obj(&json, res[i].name);
 			bench_json_dbl(&json, "median_ns", res[i].median);
 			bench_json_dbl(&json, "min_ns", res[i].min);
