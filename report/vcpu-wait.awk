@@ -5,7 +5,8 @@
 #   RUN_END_TIMES: "ID<TAB>END" per run (host clock, s), any order.
 #   HOST_VCPU_SCHEDSTAT: "TIME TID NAME RUN_NS WAIT_NS" (vm-run --vcpu-stats).
 # Prints "ID WAIT_SHARE CPU_PER_S SAMPLES" per run that has samples inside it,
-# ordered by time; a run's interval starts where the previous one ended.
+# ordered by time; a run's interval starts where the previous one ended (the
+# first run's at the first sample, so it includes the boot).
 FNR == NR { end[$1] = $2; next }
 /^#/ { next }
 {
@@ -29,7 +30,7 @@ END {
 		ids[j + 1] = x
 	}
 	for (i = 1; i <= m; i++) {
-		lo = i > 1 ? end[ids[i - 1]] : 0
+		lo = i > 1 ? end[ids[i - 1]] : -1
 		hi = end[ids[i]]
 		w = 0; r = 0; span = 0; k = 0
 		for (s = 1; s <= n; s++) {
@@ -37,7 +38,7 @@ END {
 			w += dw[s]; r += dr[s]; span += dt[s]; k++
 		}
 		# span sums over the threads: the wall time is span / nt.
-		if (k && span > 0 && lo > 0)
+		if (k && span > 0)
 			printf "%s %.4f %.3f %d\n", ids[i], w / 1e9 / span, r / 1e9 / (span / nt), k
 	}
 }

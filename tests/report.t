@@ -36,7 +36,16 @@ like "the mainline row: mean ± sd, change and p" "$out" '\| mainline-50us \| 16
 like "preemptions while holding per 1000 executions" "$out" '20\.00 ± 10\.00 \|.*\n?.*2\.00 ± 1\.00'
 like "wait mean in us" "$out" '\| 2000\.0 ± 1000\.0 \|'
 like "claims absent from the run say so" "$out" 'Rostedt extend-sched: iterations \*\*\+13\.7%\*\* \(rseq-cr, 50 us\) \| not measured'
-like "the sweep table" "$out" '\| 300 \| 400 \| 110\.0 ± 10\.0 \| 160\.0 ± 10\.0 \| \+45\.5% \| 0\.004 \|'
+like "the sweep table: off" "$out" '\| 300 \| 400 \| off \| 110\.0 ± 10\.0 \| baseline \| \|'
+like "the sweep table: mainline, change and p" "$out" '\| 300 \| 400 \| mainline \| 160\.0 ± 10\.0 \| \+45\.5% \| 0\.004 \|'
+# Host preemption: two vCPU threads sampled every 10 s; each waits 1 s per
+# 10 s during the three off runs (10%) and 0.5 s during the mainline runs
+# (5%), and runs 8 s per 10 s (2 x 0.8 = 1.6 host CPUs).
+like "host preemption: mean, median and worst run" "$out" \
+	'on average 7\.5% of the wall time runnable but waiting for a host CPU \(median run 7\.5%, worst 10\.0%'
+like "host preemption: host CPUs used" "$out" 'used 1\.60 host CPUs per second'
+like "host preemption per point: off" "$out" '\| lt-c300-h400-off-50us \| 10\.0% \|'
+like "host preemption per point: mainline" "$out" '\| lt-c300-h400-mainline-50us \| 5\.0% \|'
 
 err=$("$gen" "$fx/sweep-missing-field" 2>&1 >/dev/null)
 is "a result without its field fails" "$?" 1
