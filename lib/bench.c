@@ -467,3 +467,61 @@ int bench_json_end(struct bench_json *j)
 	}
 	return 0;
 }
+
+void bench_start_thread(const char *prog, pthread_t *t, size_t stack, void *(*fn)(void *),
+			void *arg)
+{
+	pthread_attr_t attr;
+	int err;
+
+	pthread_attr_init(&attr);
+	pthread_attr_setstacksize(&attr, stack);
+	err = pthread_create(t, &attr, fn, arg);
+	pthread_attr_destroy(&attr);
+	if (err) {
+		fprintf(stderr, "%s: pthread_create: %s (try fewer threads)\n", prog,
+			strerror(err));
+		exit(1);
+	}
+}
+
+struct bench_hogs {
+	long n;
+	int stop;
+	pthread_barrier_t *gate;
+	pthread_t threads[];
+};
+
+static void *hog_main(void *arg)
+{
+	struct bench_hogs *h = arg;
+
+	if (h->gate)
+		pthread_barrier_wait(h->gate);
+	while (!__atomic_load_n(&h->stop, __ATOMIC_RELAXED))
+		__asm__ __volatile__("pause" ::: "memory");
+	return NULL;
+}
+
+struct bench_hogs *bench_hogs_start(const char *prog, long n, pthread_barrier_t *gate)
+{
+	struct bench_hogs *h = calloc(1, sizeof(*h) + n * sizeof(pthread_t));
+
+	if (!h) {
+		fprintf(stderr, "%s: out of memory\n", prog);
+		exit(1);
+	}
+	h->n = n;
+	h->gate = gate;
+	for (long i = 0; i < n; i++)
+		bench_start_thread(prog, &h->threads[i], 64 * 1024, hog_main, h);
+	return h;
+}
+
+void bench_hogs_stop(struct bench_hogs *h)
+{
+	__atomic_store_n(&h->stop, 1, __ATOMIC_RELAXED);
+	for (long i = 0; i < h->n; i++)
+		pthread_join(h->threads[i], NULL);
+	free(h);
+}

@@ -12,6 +12,7 @@
 #ifndef SLICEBENCH_BENCH_H
 #define SLICEBENCH_BENCH_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -23,6 +24,21 @@ uint64_t bench_now_ns(void);
 void bench_spin_ns(uint64_t ns);
 /* Sleep for us microseconds (clock_nanosleep, restarted on EINTR). */
 void bench_sleep_us(uint64_t us);
+
+/*
+ * Start a thread with a STACK-byte stack (hundreds of threads: not 8 MB each).
+ * On failure, print PROG: pthread_create: ERROR and exit(1).
+ */
+void bench_start_thread(const char *prog, pthread_t *t, size_t stack, void *(*fn)(void *),
+			void *arg);
+
+/*
+ * CPU hogs: N threads that spin on pause until bench_hogs_stop(), which
+ * joins them. Each first waits at GATE, a barrier counting it, unless NULL.
+ */
+struct bench_hogs;
+struct bench_hogs *bench_hogs_start(const char *prog, long n, pthread_barrier_t *gate);
+void bench_hogs_stop(struct bench_hogs *h);
 
 /*
  * Log-linear histogram of nanosecond values: 2^HIST_SUB_BITS buckets per

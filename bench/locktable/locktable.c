@@ -100,7 +100,6 @@ static struct table *tables;
 static struct client *clients;
 static double *table_cdf;		/* skewed choice: cumulative probabilities */
 static volatile int phase = WARMUP;
-static volatile int hogs_stop;
 /* Every thread waits here until all exist, so creating them is not a race with spinners. */
 static pthread_barrier_t start_gate;
 /* The calibration: work units per microsecond. */
@@ -205,14 +204,6 @@ static void *client_main(void *arg)
 		__atomic_store_n(&c->execs, c->execs + 1, __ATOMIC_RELAXED);
 	}
 	slice_counters_get(&c->sc_end);
-	return NULL;
-}
-
-static void *hog_main(void *arg)
-{
-	pthread_barrier_wait(&start_gate);
-	while (!__atomic_load_n(&hogs_stop, __ATOMIC_RELAXED))
-		__asm__ __volatile__("pause" ::: "memory");
 	return NULL;
 }
 
@@ -347,22 +338,6 @@ static void *xcalloc(size_t n, size_t size)
 	return p;
 }
 
-static void start_thread(pthread_t *t, void *(*fn)(void *), void *arg)
-{
-	pthread_attr_t attr;
-	int err;
-
-	pthread_attr_init(&attr);
-	/* Hundreds of threads: small stacks (the histograms live on the heap). */
-	pthread_attr_setstacksize(&attr, 128 * 1024);
-	err = pthread_create(t, &attr, fn, arg);
-	pthread_attr_destroy(&attr);
-	if (err) {
-		fprintf(stderr, PROG ": pthread_create: %s\n", strerror(err));
-		exit(1);
-	}
-}
-
 struct interval {
 	double t, execs_per_s;
 };
@@ -376,7 +351,7 @@ int main(int argc, char **argv)
 	struct bench_json json;
 	struct interval *iv = NULL;
 	size_t n_iv = 0;
-	pthread_t *hogs;
+	struct bench_hogs *hogs;
 	uint64_t execs = 0, contended = 0, long_holds = 0, t_start, t_end, last_execs;
 	uint64_t bad_tables = 0, total_acq = 0;
 	double secs, t_last;
@@ -425,11 +400,9 @@ int main(int argc, char **argv)
 	bench_print_env(stdout, slice_abi_name(slice_current_abi()), &env);
 	fflush(stdout);
 
-	hogs = xcalloc(opt_hogs ? opt_hogs : 1, sizeof(*hogs));
 	pthread_barrier_init(&start_gate, NULL, opt_clients + opt_hogs + 1);
 	t_start = bench_now_ns();
-	for (long i = 0; i < opt_hogs; i++)
-		start_thread(&hogs[i], hog_main, NULL);
+	hogs = bench_hogs_start(PROG, opt_hogs, &start_gate);
 	clients = aligned_alloc(CACHELINE, opt_clients * sizeof(*clients));
 	if (!clients) {
 		fprintf(stderr, PROG ": out of memory\n");
@@ -445,7 +418,8 @@ int main(int argc, char **argv)
 		hist_init(&c->hold);
 		c->added = xcalloc(opt_tables, sizeof(uint64_t));
 		c->acquired = xcalloc(opt_tables, sizeof(uint64_t));
-		start_thread(&c->thread, client_main, c);
+		/* Hundreds of threads: small stacks (the histograms live on the heap). */
+		bench_start_thread(PROG, &c->thread, 128 * 1024, client_main, c);
 	}
 	pthread_barrier_wait(&start_gate);
 	printf("started %ld threads in %.1f s\n", opt_clients + opt_hogs,
@@ -489,11 +463,9 @@ int main(int argc, char **argv)
 	t_end = bench_now_ns();
 	bench_kstats_read(&k_after);
 	/* The hogs go too, or the clients would take long to see STOP. */
-	__atomic_store_n(&hogs_stop, 1, __ATOMIC_RELAXED);
+	bench_hogs_stop(hogs);
 	for (long i = 0; i < opt_clients; i++)
 		pthread_join(clients[i].thread, NULL);
-	for (long i = 0; i < opt_hogs; i++)
-		pthread_join(hogs[i], NULL);
 	bench_kstats_delta(&k_delta, &k_before, &k_after);
 
 	/* Merge the clients' results. */

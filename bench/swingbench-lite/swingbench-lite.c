@@ -101,17 +101,9 @@ static const char *target;
 static struct client *clients;
 static struct shard *shards;
 static volatile int phase = WARMUP;
-static volatile int hogs_stop;
 static int total_weight;
 static enum soe_txn pick_table[TX_NR * 1000];
 static pthread_barrier_t ready;
-
-static void *hog_main(void *arg)
-{
-	while (!__atomic_load_n(&hogs_stop, __ATOMIC_RELAXED))
-		__asm__ __volatile__("pause" ::: "memory");
-	return NULL;
-}
 
 static enum soe_txn pick(uint64_t *rng)
 {
@@ -378,23 +370,6 @@ static void parse_options(int argc, char **argv)
 	}
 }
 
-static void start_thread(pthread_t *t, void *(*fn)(void *), void *arg)
-{
-	pthread_attr_t attr;
-	int err;
-
-	pthread_attr_init(&attr);
-	/* SQLite needs some stack, but not 8 MB times a thousand. */
-	pthread_attr_setstacksize(&attr, 512 * 1024);
-	err = pthread_create(t, &attr, fn, arg);
-	pthread_attr_destroy(&attr);
-	if (err) {
-		fprintf(stderr, PROG ": pthread_create: %s (try fewer --clients or --hogs)\n",
-			strerror(err));
-		exit(1);
-	}
-}
-
 static uint64_t sum_txns(void)
 {
 	uint64_t n = 0;
@@ -425,7 +400,7 @@ int main(int argc, char **argv)
 	struct bench_env env;
 	struct bench_json json;
 	char err[512], dbpath[256], report[2048];
-	pthread_t *hogs;
+	struct bench_hogs *hogs;
 	struct db *db;
 	double secs, t_last = 0;
 	int rc = 0, nmstat = 0, bad, nshards;
@@ -505,8 +480,7 @@ int main(int argc, char **argv)
 	nshards = (opt_clients + SHARD_CLIENTS - 1) / SHARD_CLIENTS;
 	shards = calloc(nshards, sizeof(*shards));
 	clients = aligned_alloc(64, opt_clients * sizeof(*clients));
-	hogs = calloc(opt_hogs + 1, sizeof(*hogs));
-	if (!shards || !clients || !hogs) {
+	if (!shards || !clients) {
 		fprintf(stderr, PROG ": out of memory\n");
 		return 1;
 	}
@@ -514,8 +488,7 @@ int main(int argc, char **argv)
 	for (int s = 0; s < nshards; s++)
 		for (int t = 0; t < TX_NR; t++)
 			hist_init(&shards[s].lat[t]);
-	for (long i = 0; i < opt_hogs; i++)
-		start_thread(&hogs[i], hog_main, NULL);
+	hogs = bench_hogs_start(PROG, opt_hogs, NULL);
 	/*
 	 * Connect and prepare here, one client after the other, then hand each
 	 * connection to its thread: a thousand threads opening at once would
@@ -538,7 +511,8 @@ int main(int argc, char **argv)
 	fflush(stdout);
 	pthread_barrier_init(&ready, NULL, opt_clients + 1);
 	for (long i = 0; i < opt_clients; i++)
-		start_thread(&clients[i].thread, client_main, &clients[i]);
+		/* SQLite needs some stack, but not 8 MB times a thousand. */
+		bench_start_thread(PROG, &clients[i].thread, 512 * 1024, client_main, &clients[i]);
 	pthread_barrier_wait(&ready);
 	bench_sleep_us(opt_warmup * 1000000);
 
@@ -577,9 +551,7 @@ int main(int argc, char **argv)
 	bench_kstats_read(&k_after);
 	for (long i = 0; i < opt_clients; i++)
 		pthread_join(clients[i].thread, NULL);
-	__atomic_store_n(&hogs_stop, 1, __ATOMIC_RELAXED);
-	for (long i = 0; i < opt_hogs; i++)
-		pthread_join(hogs[i], NULL);
+	bench_hogs_stop(hogs);
 	bench_kstats_delta(&k_delta, &k_before, &k_after);
 	if (ops == &db_sqlite_ops)
 		nmstat = sb_mutex_stats(mstat, 16);
