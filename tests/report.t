@@ -46,6 +46,9 @@ like "host preemption: mean, median and worst run" "$out" \
 like "host preemption: host CPUs used" "$out" 'used 1\.60 host CPUs per second'
 like "host preemption per point: off" "$out" '\| lt-c300-h400-off-50us \| 10\.0% \|'
 like "host preemption per point: mainline" "$out" '\| lt-c300-h400-mainline-50us \| 5\.0% \|'
+# Grant durations from the tracepoints: three expired 5 us grants that ran
+# 100, 200 and 300 us: p50 200 us, p90 and max 300 us.
+like "how long grants last" "$out" '\| 5\.0 us \| expire \| 3 \| 200\.0 us \| 300\.0 us \| 300\.0 us \|'
 
 err=$("$gen" "$fx/sweep-missing-field" 2>&1 >/dev/null)
 is "a result without its field fails" "$?" 1
