@@ -2,6 +2,9 @@
 # Each check prints one TAP line; the plan is printed at the end.
 
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# A signal stops the suite, its guest and everything else it started.
+. "$top/tools/signals.sh"
+sb_supervise "$@"
 VM_RUN=$top/guest-image/vm-run
 _t_n=0
 _t_failed=0
