@@ -33,13 +33,15 @@ SELFTEST_CFLAGS := -isystem $(KHDR) -I $(KSELFTEST) -I kernel/selftests -Wno-sig
 
 # Scripts for the guest (busybox sh), installed as they are.
 GUEST_SCRIPTS := guest-image/guest-environment guest-image/sweep-runner
+# ...and the tests' own.
+GUEST_TEST_SCRIPTS := tests/guest/hang-forever
 
 # The benchmarks on lib/: each is bench/NAME/NAME.c, built for the guest
 # (static) and for the host (where they run with the ABI "none").
 BENCH_PROGS := locktable extend-sched lock-cost latency-probe
 
 guest_targets := $(foreach p,$(GUEST_PROGS),$(GUEST_BIN)/$(firstword $(subst :, ,$(p)))) \
-	$(foreach s,$(GUEST_SCRIPTS),$(GUEST_BIN)/$(notdir $(s))) \
+	$(foreach s,$(GUEST_SCRIPTS) $(GUEST_TEST_SCRIPTS),$(GUEST_BIN)/$(notdir $(s))) \
 	$(addprefix $(GUEST_BIN)/,$(SELFTESTS)) \
 	$(addprefix $(GUEST_BIN)/,$(BENCH_PROGS)) $(GUEST_BIN)/swingbench-lite
 
@@ -105,6 +107,9 @@ $(GUEST_BIN)/%: kernel/selftests/%.c kernel/selftests/slice_ext_util.h $(KERNEL_
 	$(CC) $(SB_CFLAGS) $(SELFTEST_CFLAGS) -static -o $@ $< $(LDLIBS)
 
 $(GUEST_BIN)/%: guest-image/% | $(GUEST_BIN)
+	install -m 0755 $< $@
+
+$(GUEST_BIN)/%: tests/guest/% | $(GUEST_BIN)
 	install -m 0755 $< $@
 
 $(GUEST_BIN) $(HOST_BIN):

@@ -47,6 +47,19 @@ like() {
 	fi
 }
 
+# unlike DESC GOT REGEX: pass when GOT does not match the extended regex.
+unlike() {
+	_t_n=$((_t_n + 1))
+	if [[ $2 =~ $3 ]]; then
+		echo "not ok $_t_n - $1"
+		echo "#   got:  '$2'" | head -5
+		echo "#   want no match of /$3/"
+		_t_failed=$((_t_failed + 1))
+	else
+		echo "ok $_t_n - $1"
+	fi
+}
+
 diag() { echo "# $*"; }
 
 done_testing() {

@@ -56,4 +56,17 @@ like "the error names the file and the field" "$err" 'sweep-missing-field/raw/lt
 err=$("$gen" "$fx/sweep-bad-json" 2>&1 >/dev/null)
 is "a result that is not JSON fails" "$?" 1
 like "the error names the file" "$err" 'sweep-bad-json/raw/lt-c300-h400-mainline-50us-r3\.json: not valid JSON'
+# Failed runs are listed with their reason, and a point with fewer runs than
+# planned says so beside its numbers: mainline r3 timed out, off r3 never
+# finished (no result, no reason).
+cp -r "$fx/sweep" "$fx/sweep-failed"
+rm "$fx/sweep-failed/raw/lt-c300-h400-mainline-50us-r3.json" "$fx/sweep-failed/raw/lt-c300-h400-off-50us-r3.json"
+echo "timeout: killed after its limit of 84s" >"$fx/sweep-failed/raw/lt-c300-h400-mainline-50us-r3.failed"
+out=$("$gen" "$fx/sweep-failed" 2>&1)
+is "a folder with failed runs renders" "$?" 0
+like "the failed runs are listed, with the reason" "$out" \
+	'## Failed runs.*\| `lt-c300-h400-mainline-50us-r3` \| timeout: killed after its limit of 84s \|'
+like "... and a run that never finished says so" "$out" '\| `lt-c300-h400-off-50us-r3` \| no result: the run did not finish'
+like "the point shows it has 2 of its 3 runs" "$out" '\| mainline-50us \| 155\.0 ± 7\.1 \(\*\*2 of 3 runs\*\*\)'
+unlike "a complete folder has no failed-runs section" "$("$gen" "$fx/sweep" 2>&1)" '## Failed runs'
 done_testing

@@ -7,9 +7,12 @@
 
 name=ci-smoke-$$
 results=$top/results/$name
-trap 'rm -rf "$results"' EXIT
+tmp=$(mktemp -d)
+trap 'rm -rf "$results" "$tmp"' EXIT
+# The report goes elsewhere: the working tree's report/REPORT.md is the user's.
+before=$(stat -c %Y "$top/report/REPORT.md" 2>/dev/null || echo none)
 
-out=$("$top/run-all" --smoke --name "$name" 2>&1)
+out=$("$top/run-all" --smoke --name "$name" --report "$tmp/REPORT.md" 2>&1)
 rc=$?
 is "run-all --smoke exits 0" "$rc" 0
 [ $rc = 0 ] || diag "$(tail -30 <<<"$out")"
@@ -18,11 +21,20 @@ got=$(ls "$results"/raw/*.json 2>/dev/null | wc -l)
 ok "the plan has points" test "$planned" -gt 10
 is "every planned run left its JSON" "$got" "$planned"
 like "progress lines name the point, its number and the time" "$out" '\[point [0-9]+/[0-9]+, [0-9]+s(, ETA [0-9]+s)?\] lt-c20-h20-off-50us-r1'
+# Each .kstats: "=== before", the six counters, "=== after", the six again.
 ok "every run recorded the kernel's counters before and after" bash -c \
-	"for f in '$results'/raw/*.kstats; do grep -q '=== after' \"\$f\" || exit 1; done"
+	"for f in '$results'/raw/*.kstats; do
+		[ \"\$(grep -c -E '^(granted|denied|expired|yielded|revoked|aborted) [0-9]+$' \"\$f\")\" -ge 12 ] &&
+		grep -q '=== before' \"\$f\" && grep -q '=== after' \"\$f\" || { echo \"# \$f\"; exit 1; }
+	done"
+ok "the grants of the mainline point show in its counters" bash -c \
+	"awk '/^=== after/ { a = 1 } /^granted / { if (a) g += \$2; else g -= \$2 } END { exit !(g > 0) }' \
+		'$results/raw/lt-c20-h20-mainline-50us-r1.kstats'"
+is "the working tree's report/REPORT.md was not touched" \
+	"$(stat -c %Y "$top/report/REPORT.md" 2>/dev/null || echo none)" "$before"
 ok "the environment has the guest kernel and the accelerator" \
 	grep -q -E '^guest_kernel_release: .*-slicebench$' "$results/environment.txt"
-report=$(cat "$top/report/REPORT.md" 2>/dev/null)
+report=$(cat "$tmp/REPORT.md" 2>/dev/null)
 for section in "## Claims vs measured" "## locktable" "## extend-sched" "## swingbench-lite" \
 	"## The cost to others" "## The fast path" "## How far to trust the numbers" "## Environment"; do
 	like "the report has '$section'" "$report" "$section"
@@ -30,12 +42,11 @@ done
 like "the claims table has a verdict for the lock table" "$report" \
 	'\| Oracle lock table.*\| \*\*(reproduced|partly|not reproduced)\*\* \|'
 
-out=$("$top/run-all" --smoke --name "$name" 2>&1)
+out=$("$top/run-all" --smoke --name "$name" --report "$tmp/REPORT.md" 2>&1)
 is "running it again exits 0" "$?" 0
-unlike() { _t_n=$((_t_n + 1)); if [[ $2 =~ $3 ]]; then echo "not ok $_t_n - $1"; _t_failed=$((_t_failed + 1)); else echo "ok $_t_n - $1"; fi; }
 unlike "... and resumes with nothing left to run (no boot)" "$out" 'sweep-runner|\[point '
 
-out=$("$top/run-all" --smoke --name "$name" --repeats 3 2>&1)
+out=$("$top/run-all" --smoke --name "$name" --repeats 3 --report "$tmp/REPORT.md" 2>&1)
 is "the same name with another plan is refused" "$?" 2
 like "... saying why" "$out" 'exists with another plan'
 done_testing
