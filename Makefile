@@ -43,7 +43,8 @@ BENCH_PROGS := locktable extend-sched lock-cost latency-probe
 guest_targets := $(foreach p,$(GUEST_PROGS),$(GUEST_BIN)/$(firstword $(subst :, ,$(p)))) \
 	$(foreach s,$(GUEST_SCRIPTS) $(GUEST_TEST_SCRIPTS),$(GUEST_BIN)/$(notdir $(s))) \
 	$(addprefix $(GUEST_BIN)/,$(SELFTESTS)) \
-	$(addprefix $(GUEST_BIN)/,$(BENCH_PROGS)) $(GUEST_BIN)/swingbench-lite
+	$(addprefix $(GUEST_BIN)/,$(BENCH_PROGS)) $(GUEST_BIN)/swingbench-lite \
+	$(BUILD)/slice-abi-checked $(GUEST_BIN)/slice-fork
 
 # The extension-aware locking library and the benchmarks' common code, and
 # their host unit tests.
@@ -70,6 +71,10 @@ $(GUEST_BIN)/$(1): bench/$(1)/$(1).c $(LIB_SRC) $(LIB_HDR) | $(GUEST_BIN)
 	$$(CC) $$(SB_CFLAGS) -I lib -static -o $$@ $$< $(LIB_SRC) -lm
 endef
 $(foreach b,$(BENCH_PROGS),$(eval $(call bench_rules,$(b))))
+
+# The library across fork(), in the guest (tests/bench-guest.t).
+$(GUEST_BIN)/slice-fork: tests/guest/slice-fork.c $(LIB_SRC) $(LIB_HDR) | $(GUEST_BIN)
+	$(CC) $(SB_CFLAGS) -I lib -static -o $@ $< $(LIB_SRC) -lm
 
 # swingbench-lite: SQLite always; PostgreSQL (libpq) on the host only, as
 # the guest has no server and libpq does not link statically without its
@@ -102,6 +107,12 @@ $(foreach p,$(GUEST_PROGS),$(eval $(call guest_prog_rule,$(firstword $(subst :, 
 # kernel/build writes the stamp last, after the headers.
 $(KERNEL_OUT)/stamp:
 	@kernel/build
+
+# lib/slice.h's copy of the kernel protocol against the uapi headers the
+# kernel build installed: a mismatch is a compile error.
+$(BUILD)/slice-abi-checked: lib/slice_abi_check.c lib/slice.h $(KERNEL_OUT)/stamp
+	$(CC) -std=gnu11 -fsyntax-only -isystem $(KHDR) -I lib $<
+	touch $@
 
 $(GUEST_BIN)/%: kernel/selftests/%.c kernel/selftests/slice_ext_util.h $(KERNEL_OUT)/stamp | $(GUEST_BIN)
 	$(CC) $(SB_CFLAGS) $(SELFTEST_CFLAGS) -static -o $@ $< $(LDLIBS)

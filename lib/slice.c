@@ -4,6 +4,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <pthread.h>
 #include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -14,15 +15,6 @@
 
 #include "slice.h"
 
-/* The ABIs, by offset and number (kernel/README.md). */
-#define RSEQ_FLAGS_OFFSET		16
-#define RSEQ_CS_FLAG_SLICE_EXT_AVAILABLE (1U << 4)
-#define NR_TASK_GETSHARED		463
-#define NR_RSEQ_SLICE_YIELD		471
-#define TASK_SHAREDINFO			1
-#define PR_RSEQ_SLICE_EXTENSION		79
-#define PR_RSEQ_SLICE_EXTENSION_SET	2
-#define PR_RSEQ_SLICE_EXT_ENABLE	1
 #define SLICE_EXT_ABI_KNOB		"/proc/sys/kernel/slice_ext_abi"
 
 static const char *const abi_names[] = {
@@ -94,25 +86,59 @@ static int kernel_live_abi(enum slice_abi *live)
 	return slice_abi_parse(buf, live) ? -1 : 1;
 }
 
+/* Linux 7.0: the kernel says in rseq::flags that it offers slice extension. */
+static bool rseq_advertises_slice_ext(void)
+{
+	uint32_t flags;
+
+	if (!__rseq_size)
+		return false;
+	flags = *(volatile uint32_t *)(rseq_area() + SLICE__RSEQ_FLAGS_OFFSET);
+	return flags & SLICE__RSEQ_FLAG_SLICE_EXT_AVAILABLE;
+}
+
+static uint64_t setup_failures;
+static bool atfork_registered;
+
+/*
+ * fork(): the child is the forking thread alone. Its rseq registration is
+ * the parent's, but task-shared's page is not inherited, so the cached
+ * pointer would point at nothing: set the thread up again, as a new thread
+ * (still inside a section if the parent was: re-ask there too).
+ */
+static void slice_atfork_child(void)
+{
+	struct slice__thread *me = &slice__self;
+
+	if (!me->state)
+		return;
+	me->state = 0;
+	me->sched_delay = NULL;
+	if (slice__setup())
+		return;
+	if (me->depth && slice__abi == SLICE_ABI_TASK_SHARED)
+		*me->sched_delay = SLICE__TASK_SHARED_REQ;
+}
+
 int slice_init(enum slice_abi want, char *err, size_t errlen)
 {
 	enum slice_abi live = SLICE_ABI_NONE;
 	int have = kernel_live_abi(&live);
 
+	slice__abi = SLICE_ABI_NONE;
+	slice__self.state = 0;
 	if (have < 0) {
 		fmt(err, errlen, "cannot read %s", SLICE_EXT_ABI_KNOB);
 		return -1;
 	}
 	if (want == SLICE_ABI_AUTO) {
-		slice__abi = have ? live : SLICE_ABI_NONE;
-		if (slice__abi == SLICE_ABI_RSEQ_CR && !__rseq_size)
-			slice__abi = SLICE_ABI_NONE;
-		return 0;
+		if (have)
+			want = live;
+		else
+			want = rseq_advertises_slice_ext() ? SLICE_ABI_MAINLINE : SLICE_ABI_NONE;
 	}
-	if (want == SLICE_ABI_NONE) {
-		slice__abi = SLICE_ABI_NONE;
+	if (want == SLICE_ABI_NONE)
 		return 0;
-	}
 	if ((want == SLICE_ABI_RSEQ_CR || want == SLICE_ABI_MAINLINE) && !__rseq_size) {
 		fmt(err, errlen, "the %s ABI needs rseq, and glibc did not register it "
 		    "(is GLIBC_TUNABLES=glibc.pthread.rseq=0 set?)", slice_abi_name(want));
@@ -125,10 +151,7 @@ int slice_init(enum slice_abi want, char *err, size_t errlen)
 			return -1;
 		}
 	} else if (want == SLICE_ABI_MAINLINE) {
-		/* A Linux 7.0 kernel: it says so in rseq::flags. */
-		uint32_t flags = *(volatile uint32_t *)(rseq_area() + RSEQ_FLAGS_OFFSET);
-
-		if (!(flags & RSEQ_CS_FLAG_SLICE_EXT_AVAILABLE)) {
+		if (!rseq_advertises_slice_ext()) {
 			fmt(err, errlen, "this kernel (%s absent, rseq does not advertise it) has no time slice extension",
 			    SLICE_EXT_ABI_KNOB);
 			return -1;
@@ -138,13 +161,20 @@ int slice_init(enum slice_abi want, char *err, size_t errlen)
 		    SLICE_EXT_ABI_KNOB);
 		return -1;
 	}
+	if (!atfork_registered) {
+		if (pthread_atfork(NULL, NULL, slice_atfork_child)) {
+			fmt(err, errlen, "pthread_atfork failed");
+			return -1;
+		}
+		atfork_registered = true;
+	}
 	slice__abi = want;
 	/* Set up the calling thread now, so that an error shows here. */
-	slice__self.state = 0;
 	if (slice_thread_init()) {
 		fmt(err, errlen, "setting up the %s ABI failed: %s", slice_abi_name(want),
 		    strerror(errno));
 		slice__abi = SLICE_ABI_NONE;
+		slice__self.state = 0;
 		return -1;
 	}
 	return 0;
@@ -159,14 +189,14 @@ int slice_thread_init(void)
 		return slice__self.state > 0 ? 0 : -1;
 	switch (slice__abi) {
 	case SLICE_ABI_TASK_SHARED:
-		if (syscall(NR_TASK_GETSHARED, TASK_SHAREDINFO, 0, &ptr))
+		if (syscall(SLICE__NR_TASK_GETSHARED, SLICE__TASK_SHAREDINFO, 0, &ptr))
 			ret = -1;
 		else
 			slice__self.sched_delay = ptr;
 		break;
 	case SLICE_ABI_MAINLINE:
-		if (prctl(PR_RSEQ_SLICE_EXTENSION, PR_RSEQ_SLICE_EXTENSION_SET,
-			  PR_RSEQ_SLICE_EXT_ENABLE, 0, 0))
+		if (prctl(SLICE__PR_RSEQ_SLICE_EXTENSION, SLICE__PR_RSEQ_SLICE_EXTENSION_SET,
+			  SLICE__PR_RSEQ_SLICE_EXT_ENABLE, 0, 0))
 			ret = -1;
 		break;
 	default:
@@ -178,19 +208,31 @@ int slice_thread_init(void)
 
 int slice__setup(void)
 {
-	if (!slice__self.state)
-		slice_thread_init();
+	if (!slice__self.state && slice_thread_init()) {
+		__atomic_fetch_add(&setup_failures, 1, __ATOMIC_RELAXED);
+		fprintf(stderr, "slice: setting up the %s ABI for thread %d failed (%s); "
+			"its critical sections ask for no extension\n",
+			slice_abi_name(slice__abi), (int)gettid(), strerror(errno));
+	}
 	return slice__self.state > 0 ? 0 : -1;
+}
+
+uint64_t slice_setup_failures(void)
+{
+	return __atomic_load_n(&setup_failures, __ATOMIC_RELAXED);
 }
 
 void slice__granted(void)
 {
+	long ret;
+
 	slice__self.c.grants++;
-	slice__self.c.yields++;
 	if (slice__abi == SLICE_ABI_MAINLINE)
-		syscall(NR_RSEQ_SLICE_YIELD);
+		ret = syscall(SLICE__NR_RSEQ_SLICE_YIELD);
 	else
-		sched_yield();
+		ret = sched_yield();
+	if (ret >= 0)
+		slice__self.c.yields++;
 }
 
 void slice_counters_get(struct slice_counters *c)

@@ -36,15 +36,17 @@ enum slice_abi {
 struct slice_counters {
 	uint64_t sections;	/* outermost critical sections entered */
 	uint64_t grants;	/* exits that found an extension granted */
-	uint64_t yields;	/* yield calls made for them */
+	uint64_t yields;	/* yield calls made for them that returned success */
 	uint64_t denied;	/* task-shared: DENIED seen */
 };
 
 /*
- * Choose the back end for the whole process. SLICE_ABI_AUTO picks the
- * kernel's live ABI (kernel.slice_ext_abi) if the kernel has one, else none.
- * An explicit ABI the kernel does not offer is an error: returns -1 and
- * writes why into err.
+ * Choose the back end for the whole process and set up the calling thread.
+ * SLICE_ABI_AUTO picks the kernel's live ABI (kernel.slice_ext_abi) on a
+ * slicebench kernel, mainline on a kernel whose rseq area advertises slice
+ * extension (Linux 7.0: RSEQ_CS_FLAG_SLICE_EXT_AVAILABLE), else none. An ABI
+ * the kernel does not offer, or a set-up that fails, is an error: returns
+ * -1 and writes why into err; the back end is then none.
  */
 int slice_init(enum slice_abi want, char *err, size_t errlen);
 enum slice_abi slice_current_abi(void);
@@ -52,8 +54,19 @@ const char *slice_abi_name(enum slice_abi abi);
 /* "auto", "none", "rseq-cr", "task-shared", "mainline"; -1 if unknown. */
 int slice_abi_parse(const char *name, enum slice_abi *abi);
 
-/* Per-thread set-up, done lazily by the first slice_enter(); 0 or -errno. */
+/*
+ * Per-thread set-up (task-shared: map the thread's shared page; mainline:
+ * the prctl opt-in); 0, or -1 with errno set. Call it when a thread starts.
+ * A thread that did not is set up by its first lock call, before the lock
+ * is taken, or by its first slice_enter(): never inside a section it is
+ * already holding a lock for. A failed lazy set-up is reported on stderr
+ * and counted (slice_setup_failures()); that thread's sections then ask for
+ * nothing. A child of fork() is set up again in the child (task-shared's
+ * page is not inherited).
+ */
 int slice_thread_init(void);
+/* Threads whose lazy set-up failed, process-wide. */
+uint64_t slice_setup_failures(void);
 
 /* This thread's counters. */
 void slice_counters_get(struct slice_counters *c);
@@ -70,14 +83,24 @@ void slice_set_extend_while_waiting(bool on);
  * numbers are in lib/README.md). What follows up to the locks is the
  * library's internals, not API.
  */
+/* The kernel protocol, checked against the uapi headers by slice_abi_check.c. */
 #define SLICE__WORD_OFFSET		28	/* rseq: cr_counter (rseq-cr), slice_ctrl (mainline) */
+#define SLICE__RSEQ_FLAGS_OFFSET	16	/* rseq: flags */
+#define SLICE__RSEQ_CR_GRANTED		1U	/* cr_counter bit 0: the kernel extended us */
+#define SLICE__RSEQ_FLAG_SLICE_EXT_AVAILABLE (1U << 4)
 #define SLICE__TASK_SHARED_REQ		1
 #define SLICE__TASK_SHARED_GRANTED	2
 #define SLICE__TASK_SHARED_DENIED	3
+#define SLICE__NR_TASK_GETSHARED	463
+#define SLICE__TASK_SHAREDINFO		1
+#define SLICE__NR_RSEQ_SLICE_YIELD	471
+#define SLICE__PR_RSEQ_SLICE_EXTENSION	79
+#define SLICE__PR_RSEQ_SLICE_EXTENSION_SET 2
+#define SLICE__PR_RSEQ_SLICE_EXT_ENABLE	1
 
 struct slice__thread {
 	unsigned int depth;	/* nesting of slice_enter() */
-	int state;		/* 0: not set up, 1: ready, -1: set-up failed (acts as none) */
+	int state;		/* 0: not set up, 1: ready, -1: set-up failed (asks for nothing) */
 	volatile uint16_t *sched_delay;	/* task-shared */
 	struct slice_counters c;
 };
@@ -89,7 +112,7 @@ extern bool slice__extend_waiting;
 extern const ptrdiff_t __rseq_offset;
 extern const unsigned int __rseq_size;
 
-int slice__setup(void);		/* first section of a thread: 0 ready, -1 acts as none */
+int slice__setup(void);		/* lazy set-up: 0 ready, -1 failed (reported, counted) */
 void slice__granted(void);	/* the kernel extended us: count, and give the CPU back */
 
 static inline volatile uint32_t *slice__rseq_word(void)
@@ -139,7 +162,7 @@ static inline void slice_exit(void)
 	case SLICE_ABI_RSEQ_CR:
 		__asm__ __volatile__("subl $2, %0" : "+m"(*slice__rseq_word()) :: "memory");
 		/* Out of every critical section, and the kernel extended us. */
-		if (__builtin_expect(*slice__rseq_word() == 1, 0))
+		if (__builtin_expect(*slice__rseq_word() == SLICE__RSEQ_CR_GRANTED, 0))
 			slice__granted();
 		break;
 	case SLICE_ABI_TASK_SHARED:
@@ -181,11 +204,19 @@ static inline void slice__cpu_relax(void)
 	__asm__ __volatile__("pause" ::: "memory");
 }
 
+/* A thread's set-up, before it takes its first lock (cold, once). */
+static inline void slice__prepare(void)
+{
+	if (__builtin_expect(slice__self.state == 0, 0))
+		slice__setup();
+}
+
 /* Each lock function returns true if the lock was contended (had to spin). */
 static inline bool slice_spin_lock(struct slice_spinlock *l)
 {
 	bool contended = false, early = slice__extend_waiting;
 
+	slice__prepare();
 	if (early)
 		slice_enter();
 	while (__atomic_exchange_n(&l->locked, 1, __ATOMIC_ACQUIRE)) {
@@ -201,6 +232,7 @@ static inline bool slice_spin_lock(struct slice_spinlock *l)
 /* One attempt, no spinning: true if taken (and the section entered). */
 static inline bool slice_spin_trylock(struct slice_spinlock *l)
 {
+	slice__prepare();
 	if (__atomic_load_n(&l->locked, __ATOMIC_RELAXED) ||
 	    __atomic_exchange_n(&l->locked, 1, __ATOMIC_ACQUIRE))
 		return false;
@@ -219,6 +251,7 @@ static inline bool slice_ticket_lock(struct slice_ticketlock *l)
 	bool contended = false, early = slice__extend_waiting;
 	uint32_t ticket;
 
+	slice__prepare();
 	if (early)
 		slice_enter();
 	ticket = __atomic_fetch_add(&l->next, 1, __ATOMIC_RELAXED);

@@ -30,11 +30,13 @@ for abi in "$@"; do
 	echo 1 >$k/slice_ext_grant
 	lock-cost --abi "$abi" --pairs 20000 --rounds 3 --json "/host/lc-$abi.json" ||
 		echo "lock-cost-failed $abi"
+	slice-fork --abi "$abi" --children 4 --duration 1 >"/host/fork-$abi.txt" 2>&1 ||
+		echo "slice-fork-failed $abi"
 done
 extend-sched -w --abi mainline --duration 2 --json /host/es-mainline-w.json ||
 	echo "extend-sched-failed mainline -w"
 echo mainline >$k/slice_ext_abi
-swingbench-lite --abi mainline --mutex spin-ext --clients 50 --scale 0.05 --duration 3 \
+swingbench-lite --abi mainline --mutex spin-ext --clients 50 --hogs 8 --scale 0.05 --duration 3 \
 	--warmup 1 --interval 0 --json /host/sbl.json || echo "swingbench-lite-failed"
 EOF
 
@@ -59,6 +61,9 @@ for abi in "${abis[@]}"; do
 		jq_true ".header.abi == \"$abi\" and .header.kernel_abi == \"$abi\"" "$lt1"
 	ok "$abi, grants on: locktable's library saw grants, and the kernel granted" \
 		jq_true '.results.library.granted > 0 and .results.kernel.granted > 0' "$lt1"
+	ok "$abi, grants on: the library yielded for its grants, and the kernel saw the yields" \
+		jq_true '.results.library.yields > 0 and .results.library.yields == .results.library.granted and
+			.results.kernel.yielded > 0' "$lt1"
 	ok "$abi, grants on: extend-sched was extended" \
 		jq_true '.results.extended > 0 and .results.kernel.granted > 0' "$es1"
 	ok "$abi, grants off: no grant in locktable, by the library or the kernel" \
@@ -68,6 +73,8 @@ for abi in "${abis[@]}"; do
 		jq_true '.results.kernel.denied > 0' "$lt0"
 	ok "$abi, grants off: extend-sched was never extended" \
 		jq_true '.results.extended == 0 and .results.kernel.granted == 0' "$es0"
+	like "$abi: forked children of a set-up process take extension-aware locks, none killed" \
+		"$(cat "$tmp/share/fork-$abi.txt" 2>&1)" "slice-fork: $abi, 4 children, all ok"
 	ok "$abi: lock-cost ran with the ABI" \
 		jq_true ".header.abi == \"$abi\" and .results.tas.median_ns > 0" "$tmp/share/lc-$abi.json"
 	for f in "$lt1" "$es1"; do
@@ -80,5 +87,8 @@ ok "extend-sched -w (mainline): correct, and extended" \
 ok "swingbench-lite, 50 clients, spin-ext (mainline): consistent, statements ran" \
 	jq_true '.results.consistent == true and .results.sql > 0 and .config.mutex == "spin-ext"' \
 	"$tmp/share/sbl.json"
+ok "swingbench-lite's SQLite mutexes were extended, and yielded" \
+	jq_true '.results.library.granted > 0 and .results.kernel.granted > 0 and
+		.results.library.yields > 0 and .results.kernel.yielded > 0' "$tmp/share/sbl.json"
 diag "swingbench-lite: $(jq -c '{sql_per_s: .results.sql_per_s, lib: .results.library, kernel: .results.kernel}' "$tmp/share/sbl.json" 2>/dev/null)"
 done_testing

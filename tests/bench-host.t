@@ -62,8 +62,8 @@ like "extend-sched -d -w says -w has no effect" "$out" '-w has no effect with -d
 out=$(timeout 120 "$bin/lock-cost" --pairs 20000 --rounds 3 --json "$tmp/lc.json" 2>&1)
 is "lock-cost exits 0" "$?" 0
 ok "lock-cost's JSON has the four loops and no grants" \
-	jq_true '[.results.plain, .results.section, .results.tas, .results.ticket] |
-		all(.median_ns > 0)' "$tmp/lc.json"
+	jq_true '([.results.plain, .results.section, .results.tas, .results.ticket] |
+		all(.median_ns > 0)) and .results.grants == 0' "$tmp/lc.json"
 timeout 120 "$bin/lock-cost" --pairs 20000 --rounds 3 --loop tas --json "$tmp/lc1.json" >/dev/null 2>&1
 ok "lock-cost --loop tas measures that loop alone" \
 	jq_true '.results | keys == ["grants", "tas"]' "$tmp/lc1.json"

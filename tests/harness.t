@@ -6,23 +6,27 @@
 splats=$top/guest-image/kernel-splats
 fx=$top/tests/fixtures/console
 
-expect_usage_error() {	# desc args...
-	local desc=$1; shift
-	local err rc
+# expect_usage_error DESC REGEX ARGS...: exit 2, and the message says why
+# (an earlier, different error also exits 2).
+expect_usage_error() {
+	local desc=$1 re=$2 err rc
+	shift 2
 	err=$("$VM_RUN" "$@" 2>&1 >/dev/null)
 	rc=$?
 	is "vm-run $desc: exit 2" "$rc" 2
+	like "vm-run $desc: says why" "$err" "$re"
 }
-expect_usage_error "with no command" --cpus 1
-expect_usage_error "--cpus 0" --cpus 0 -- true
-expect_usage_error "--cpus abc" --cpus abc -- true
-expect_usage_error "--cpus 65 (above NR_CPUS)" --cpus 65 -- true
-expect_usage_error "--accel xen" --accel xen -- true
-expect_usage_error "--timeout -1" --timeout -1 -- true
-expect_usage_error "--mem lots" --mem lots -- true
-expect_usage_error "an unknown option" --frobnicate -- true
-expect_usage_error "--share of a missing folder" --share /nonexistent/dir -- true
-expect_usage_error "a command line over 2047 bytes" -- echo "$(head -c 3000 /dev/zero | tr '\0' x)"
+expect_usage_error "with no command" 'no command given' --cpus 1
+expect_usage_error "--cpus 0" "--cpus: not a positive number: '0'" --cpus 0 -- true
+expect_usage_error "--cpus abc" "--cpus: not a positive number: 'abc'" --cpus abc -- true
+expect_usage_error "--cpus 65 (above NR_CPUS)" '--cpus 65: the kernel is built with NR_CPUS=64' --cpus 65 -- true
+expect_usage_error "--accel xen" "--accel: want auto, kvm or tcg, not 'xen'" --accel xen -- true
+expect_usage_error "--timeout -1" "--timeout: not a positive number of seconds: '-1'" --timeout -1 -- true
+expect_usage_error "--mem lots" "--mem: not a size like 512M or 2G: 'lots'" --mem lots -- true
+expect_usage_error "an unknown option" "unknown option '--frobnicate'" --frobnicate -- true
+expect_usage_error "--share of a missing folder" '--share: no such folder: /nonexistent/dir' --share /nonexistent/dir -- true
+expect_usage_error "a command line over 2047 bytes" 'the kernel command line would be [0-9]+ bytes \(max 2047\)' \
+	-- echo "$(head -c 3000 /dev/zero | tr '\0' x)"
 
 ok "kernel-splats: a clean boot log has no report" bash -c "! '$splats' '$fx/clean-boot.log' >/dev/null"
 for f in "$fx"/splat-*.log; do

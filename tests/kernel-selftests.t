@@ -9,8 +9,8 @@ VM_RUN=("$VM_RUN" ${SLICEBENCH_KERNEL:+--kernel "$SLICEBENCH_KERNEL"})
 
 selftests=(slice_ext_test slice_ext_abi_test slice_ext_sched_test)
 # With kmemleak in the kernel (the debug flavour), scan at the end and fail
-# on any report.
-script='rc=0; for t in "$@"; do echo "=== $t"; "$t" || rc=1; done
+# on any report. Each selftest's exit status follows its output.
+script='rc=0; for t in "$@"; do echo "=== $t"; "$t"; r=$?; echo "=== exit $t $r"; [ $r = 0 ] || rc=1; done
 if [ -w /sys/kernel/debug/kmemleak ]; then
 	echo "=== kmemleak"
 	echo scan >/sys/kernel/debug/kmemleak; sleep 5; echo scan >/sys/kernel/debug/kmemleak
@@ -22,14 +22,22 @@ if [ -w /sys/kernel/debug/kmemleak ]; then
 fi
 exit $rc'
 
-# tap_from NAME: renumber the kselftest TAP lines of a guest run (on stdin).
+# tap_from NAME: renumber the kselftest TAP lines of a guest run (on stdin)
+# into this suite's, and record each selftest's plan ("1..N"), how many
+# results it reported and its exit status, for check_ran.
+declare -A st_plan st_results st_exit
 tap_from() {
 	local current=$1 line status desc
 	while IFS= read -r line; do
 		case "$line" in
+		"=== exit "*)
+			line=${line#=== exit }
+			st_exit[${line% *}]=${line##* } ;;
 		"=== "*) current=${line#=== } ;;
+		1..*) st_plan[$current]=${line#1..}; echo "# $current: plan $line" ;;
 		"ok "*|"not ok "*)
 			_t_n=$((_t_n + 1))
+			st_results[$current]=$((${st_results[$current]:-0} + 1))
 			status=${line%% [0-9]*}
 			desc=${line#* [0-9]* }
 			[ "$status" = ok ] || _t_failed=$((_t_failed + 1))
@@ -39,16 +47,27 @@ tap_from() {
 	done
 }
 
+# check_ran NAME: the selftest ran, reported every test of its plan, and
+# exited 0. A missing binary or a crash fails here, whatever else passed.
+check_ran() {
+	local t=$1 plan=${st_plan[$1]:-none} got=${st_results[$1]:-0} rc=${st_exit[$1]:-none}
+	ok "$t ran all of its plan ($got of $plan results) and exited 0 (exit $rc)" \
+		test "$plan" != none -a "$got" = "$plan" -a "$rc" = 0
+}
+
 out=$("${VM_RUN[@]}" -q --cpus "${SLICEBENCH_SELFTEST_CPUS:-2}" --timeout 1800 -- sh -c "$script" sh "${selftests[@]}" 2>&1)
 rc=$?
 tap_from "" <<<"$out"
+for t in "${selftests[@]}"; do check_ran "$t"; done
 # 0: all passed. 1: a selftest failed (its lines say which). Else: the guest.
 ok "the guest run ended cleanly (vm-run exit $rc)" test "$rc" -le 1
 
 # The mainline ABI disabled at boot: a second boot with rseq_slice_ext=0.
+name="slice_ext_abi_test (rseq_slice_ext=0)"
 out=$("${VM_RUN[@]}" -q --cpus 1 --timeout 600 --append rseq_slice_ext=0 -- \
-	slice_ext_abi_test -t mainline_boot_disabled 2>&1)
+	sh -c "echo '=== $name'; slice_ext_abi_test -t mainline_boot_disabled; echo \"=== exit $name \$?\"" 2>&1)
 rc=$?
-tap_from "slice_ext_abi_test (rseq_slice_ext=0)" <<<"$out"
+tap_from "$name" <<<"$out"
+check_ran "$name"
 ok "the rseq_slice_ext=0 guest run ended cleanly (vm-run exit $rc)" test "$rc" -le 1
 done_testing

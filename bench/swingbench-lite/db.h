@@ -43,10 +43,9 @@ struct db_ops {
 	enum db_status (*exec)(struct db *db, int id, int n, const struct db_param *p);
 	/* Run one or more statements with no parameters and no result (DDL, BEGIN, ...). */
 	enum db_status (*exec_sql)(struct db *db, const char *sql);
-	/* The last statement's result: rows, values, rows changed. */
+	/* The last statement's result: rows, integer values, rows changed. */
 	int (*nrows)(struct db *db);
 	int64_t (*get_int)(struct db *db, int row, int col);
-	const char *(*get_text)(struct db *db, int row, int col);
 	int64_t (*changes)(struct db *db);
 	const char *(*errmsg)(struct db *db);
 	/* After DB_RETRY (and the rollback): wait until a retry may succeed. */

@@ -156,13 +156,6 @@ static int64_t db_get_int(struct db *db, int row, int col)
 	return strtoll(PQgetvalue(db->res, row, col), NULL, 10);
 }
 
-static const char *db_get_text(struct db *db, int row, int col)
-{
-	if (!db->res || row >= PQntuples(db->res) || col >= PQnfields(db->res))
-		return "";
-	return PQgetvalue(db->res, row, col);
-}
-
 static int64_t db_changes(struct db *db)
 {
 	return db->changes;
@@ -200,7 +193,6 @@ const struct db_ops db_pg_ops = {
 	.exec_sql = exec_sql,
 	.nrows = db_nrows,
 	.get_int = db_get_int,
-	.get_text = db_get_text,
 	.changes = db_changes,
 	.errmsg = db_errmsg,
 	.wait_retry = db_wait_retry,

@@ -36,16 +36,12 @@ static pthread_mutex_t writer_gate = PTHREAD_MUTEX_INITIALIZER;
 
 #define MAX_ROWS 64
 #define MAX_COLS 8
-#define ARENA 16384
 
 struct db {
 	sqlite3 *h;
 	sqlite3_stmt *stmt[DB_MAX_STMTS];
 	int nrows, ncols;
 	int64_t ival[MAX_ROWS][MAX_COLS];
-	const char *tval[MAX_ROWS][MAX_COLS];
-	char arena[ARENA];
-	size_t used;
 	int64_t changes;
 	bool holds_gate;
 	char err[256];
@@ -187,7 +183,6 @@ static enum db_status db_exec(struct db *db, int id, int n, const struct db_para
 	int rc;
 
 	db->nrows = 0;
-	db->used = 0;
 	db->changes = 0;
 	for (int i = 0; i < n; i++) {
 		rc = p[i].text ? sqlite3_bind_text(st, i + 1, p[i].s, -1, SQLITE_STATIC) :
@@ -206,19 +201,8 @@ static enum db_status db_exec(struct db *db, int id, int n, const struct db_para
 
 		if (r >= MAX_ROWS)
 			continue;
-		for (int c = 0; c < db->ncols; c++) {
-			const char *t = (const char *)sqlite3_column_text(st, c);
-			size_t len = t ? strlen(t) + 1 : 1;
-
+		for (int c = 0; c < db->ncols; c++)
 			db->ival[r][c] = sqlite3_column_int64(st, c);
-			if (t && db->used + len <= ARENA) {
-				memcpy(db->arena + db->used, t, len);
-				db->tval[r][c] = db->arena + db->used;
-				db->used += len;
-			} else {
-				db->tval[r][c] = "";
-			}
-		}
 	}
 	if (rc != SQLITE_DONE)
 		ret = failed(db, rc, sqlite3_sql(st));
@@ -237,11 +221,6 @@ static int db_nrows(struct db *db)
 static int64_t db_get_int(struct db *db, int row, int col)
 {
 	return row < db->nrows && row < MAX_ROWS && col < db->ncols ? db->ival[row][col] : 0;
-}
-
-static const char *db_get_text(struct db *db, int row, int col)
-{
-	return row < db->nrows && row < MAX_ROWS && col < db->ncols ? db->tval[row][col] : "";
 }
 
 static int64_t db_changes(struct db *db)
@@ -310,7 +289,6 @@ const struct db_ops db_sqlite_ops = {
 	.exec_sql = exec_sql,
 	.nrows = db_nrows,
 	.get_int = db_get_int,
-	.get_text = db_get_text,
 	.changes = db_changes,
 	.errmsg = db_errmsg,
 	.wait_retry = db_wait_retry,

@@ -118,6 +118,12 @@ static void *client_main(void *arg)
 	int seen = WARMUP;
 	uint64_t mix_rng = c->soe.rng ^ 0x5bd1e995;
 
+	/* Set up before the first SQLite mutex, not inside one. */
+	if (slice_thread_init()) {
+		fprintf(stderr, PROG ": setting up the %s ABI for a client failed: %s\n",
+			slice_abi_name(slice_current_abi()), strerror(errno));
+		exit(1);
+	}
 	pthread_barrier_wait(&ready);
 	while (1) {
 		int ph = __atomic_load_n(&phase, __ATOMIC_RELAXED);

@@ -75,8 +75,9 @@ static void run_scenario(struct __test_metadata *_metadata, int cs_us, bool yiel
 	pthread_attr_setaffinity_np(&attr, sizeof(set), &set);
 	ASSERT_EQ(0, pthread_create(&noise.tid, &attr, noise_2_50_main, &noise));
 
+	/* A missing counter reads -1, and its delta would be a vacuous 0. */
 	for (int i = 0; i < 6; i++)
-		before[i] = task_sched_get(names[i]);
+		ASSERT_LE(0, before[i] = task_sched_get(names[i]));
 	last_granted = before[0];
 	end = now_ns() + 3000 * 1000 * 1000ull;
 	while (now_ns() < end) {
@@ -236,8 +237,10 @@ static int rt_phase(struct __test_metadata *_metadata, const char *label,
 	if (noise_start(&noise, 1, 0))
 		return -1;
 
+	/* A missing counter reads -1, and its delta would be a vacuous 0. */
 	for (int i = 0; i < 4; i++)
-		before[i] = task_sched_get(names[i]);
+		if ((before[i] = task_sched_get(names[i])) < 0)
+			return -1;
 	/* 3 s, or longer on a slow guest: until the probe woke 500 times (20 s at most). */
 	start = now_ns();
 	end = start + 20000 * 1000 * 1000ull;

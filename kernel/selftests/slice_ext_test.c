@@ -29,12 +29,17 @@ static const char *const task_counters[6] = {
 };
 enum { T_GRANTED, T_DENIED, T_EXPIRED, T_YIELDED, T_REVOKED, T_ABORTED };
 
-/* Busy-wait until the ABI no longer shows a grant, or @max_ns passed. */
+/*
+ * Busy-wait until the ABI no longer shows a grant, or @max_ns passed.
+ * task-shared: user space took GRANTED back with the request (abi_exit()),
+ * and the kernel never clears the slot; spin long enough for the grant's
+ * timer to fire, after which the slot must still be clear: the kernel
+ * marks no grant without a request.
+ */
 static void spin_until_cleared(enum abi abi, uint64_t max_ns)
 {
 	uint64_t end = now_ns() + max_ns;
 
-	/* task-shared leaves GRANTED for user space to reset. */
 	if (abi == ABI_TASK_SHARED) {
 		spin_ns(3 * 1000 * 1000);
 		return;
@@ -61,8 +66,10 @@ static int cs_loop(enum abi abi, double seconds, int cs_us, bool request,
 	err = abi_thread_setup(abi);
 	if (err)
 		return err;
+	/* A missing counter reads -1: its delta would be a vacuous 0. */
 	for (int i = 0; i < 6; i++)
-		before[i] = task_sched_get(task_counters[i]);
+		if ((before[i] = task_sched_get(task_counters[i])) < 0)
+			return -ENOENT;
 	if (noise_start(&noise, 2, 0))
 		return -EAGAIN;
 
@@ -95,14 +102,21 @@ static int cs_loop(enum abi abi, double seconds, int cs_us, bool request,
 				spin_until_cleared(abi, 1000 * 1000 * 1000ull);
 				break;
 			}
-			if (!abi_shows_grant(abi) || abi == ABI_TASK_SHARED)
+			/* task-shared: the slot stayed clear (see spin_until_cleared()). */
+			if (!abi_shows_grant(abi) &&
+			    (abi != ABI_TASK_SHARED || !tls_shared->sched_delay))
 				r->cleared++;
 		}
 		spin_ns(5000);
 	}
 	noise_stop(&noise);
-	for (int i = 0; i < 6; i++)
-		r->task[i] = task_sched_get(task_counters[i]) - before[i];
+	for (int i = 0; i < 6; i++) {
+		long long after = task_sched_get(task_counters[i]);
+
+		if (after < 0)
+			return -ENOENT;
+		r->task[i] = after - before[i];
+	}
 	return 0;
 }
 
