@@ -20,8 +20,7 @@ HOST_BIN := $(BUILD)/bin
 
 # name:source pairs of single-file guest programs.
 GUEST_PROGS := \
-	all-cpus-load:tests/guest/all-cpus-load.c \
-	unused-cost:bench/unused-cost/unused-cost.c
+	all-cpus-load:tests/guest/all-cpus-load.c
 
 # The patched kernel: its uapi headers (the series' ABIs) and the kernel's
 # kselftest harness, for the in-guest selftests in kernel/selftests/.
@@ -38,7 +37,7 @@ GUEST_TEST_SCRIPTS := tests/guest/hang-forever
 
 # The benchmarks on lib/: each is bench/NAME/NAME.c, built for the guest
 # (static) and for the host (where they run with the ABI "none").
-BENCH_PROGS := locktable extend-sched lock-cost latency-probe
+BENCH_PROGS := locktable extend-sched lock-cost latency-probe unused-cost
 
 guest_targets := $(foreach p,$(GUEST_PROGS),$(GUEST_BIN)/$(firstword $(subst :, ,$(p)))) \
 	$(foreach s,$(GUEST_SCRIPTS) $(GUEST_TEST_SCRIPTS),$(GUEST_BIN)/$(notdir $(s))) \

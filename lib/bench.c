@@ -218,6 +218,23 @@ static long read_long(const char *path)
 	return read_line(path, buf, sizeof(buf)) ? strtol(buf, NULL, 10) : -1;
 }
 
+/* The value of KEY=value in a kernel command line, or "". */
+static void cmdline_value(const char *cmdline, const char *key, char *buf, size_t len)
+{
+	size_t klen = strlen(key);
+	const char *p = cmdline;
+
+	buf[0] = '\0';
+	while ((p = strstr(p, key))) {
+		if ((p == cmdline || p[-1] == ' ') && p[klen] == '=') {
+			p += klen + 1;
+			snprintf(buf, len, "%.*s", (int)strcspn(p, " \n"), p);
+			return;
+		}
+		p += klen;
+	}
+}
+
 void bench_env_read(struct bench_env *env)
 {
 	struct utsname u;
@@ -235,6 +252,10 @@ void bench_env_read(struct bench_env *env)
 	env->nr_cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	read_line("/sys/devices/system/clocksource/clocksource0/current_clocksource",
 		  env->clocksource, sizeof(env->clocksource));
+	cmdline_value(env->cmdline, "slicebench.commit", env->commit, sizeof(env->commit));
+	cmdline_value(env->cmdline, "slicebench.kconfig", env->kconfig, sizeof(env->kconfig));
+	snprintf(env->preset, sizeof(env->preset), "%s",
+		 getenv("SLICEBENCH_PRESET") ? getenv("SLICEBENCH_PRESET") : "");
 }
 
 /* Clocksources whose clock_gettime() the vDSO serves without a syscall. */
@@ -436,6 +457,10 @@ void bench_json_header(struct bench_json *j, const char *tool, int argc, char **
 	bench_json_str(j, "version", SLICEBENCH_VERSION);
 	bench_json_str(j, "kernel_release", env->release);
 	bench_json_str(j, "kernel_cmdline", env->cmdline);
+	bench_json_str(j, "kernel_config_sha256", env->kconfig);
+	bench_json_str(j, "project_commit", env->commit);
+	bench_json_bool(j, "project_dirty", strstr(env->commit, "-dirty") != NULL);
+	bench_json_str(j, "preset", env->preset);
 	bench_json_u64(j, "nr_cpus", env->nr_cpus);
 	bench_json_str(j, "clocksource", env->clocksource);
 	bench_json_str(j, "abi", abi);

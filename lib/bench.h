@@ -84,6 +84,10 @@ struct bench_env {
 	char knob_rt_policy[32];	/* kernel.slice_ext_rt_policy */
 	int nr_cpus;		/* online CPUs */
 	char clocksource[32];	/* current clocksource: tsc keeps clock_gettime() out of the kernel */
+	/* Where the run came from (empty when unknown, e.g. on the host): */
+	char commit[80];	/* slicebench.commit= (vm-run): the project's commit, "-dirty..." if changed */
+	char kconfig[80];	/* slicebench.kconfig= (vm-run): sha256 prefix of the guest kernel's .config */
+	char preset[32];	/* $SLICEBENCH_PRESET (run-all): default, quick, smoke */
 };
 
 void bench_env_read(struct bench_env *env);
@@ -111,7 +115,8 @@ void bench_kstats_delta(struct bench_kstats *d, const struct bench_kstats *befor
  * JSON output. bench_json_open() opens FILE at start-up, so that a bad path
  * fails before the run (-1, and it says why). bench_json_header() writes "{"
  * and the shared "header" object: tool, version, kernel release and command
- * line, the ABI the tool chose, the kernel's knobs (extension length, grant
+ * line, the project commit (and whether the tree was dirty), the kernel's
+ * configuration hash, run-all's preset, the ABI the tool chose, the kernel's knobs (extension length, grant
  * switch, RT policy), the tool's own command line. Then the tool writes its fields with the helpers below, and
  * bench_json_end() closes the object and the file (0, or -1 on a write
  * error, reported).

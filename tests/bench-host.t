@@ -55,8 +55,8 @@ done
 ok "extend-sched's JSON: iterations, wait and hold, correct" \
 	jq_true '.header.tool == "extend-sched" and .results.iterations > 0 and
 		.results.hold.count == .results.iterations and .results.correct == true' "$tmp/es.json"
-out=$(timeout 60 "$bin/extend-sched" -d -w -t 1 --noise 0 2>&1)
-like "extend-sched -d -w says -w has no effect" "$out" '-w has no effect with -d'
+out=$(timeout 60 "$bin/extend-sched" --disable -w -d 1 --noise 0 2>&1)
+like "extend-sched --disable -w says -w has no effect" "$out" '-w has no effect with --disable'
 
 # lock-cost: the uncontended cost, and no grants.
 out=$(timeout 120 "$bin/lock-cost" --pairs 20000 --rounds 3 --json "$tmp/lc.json" 2>&1)
@@ -85,8 +85,8 @@ expect_fail "locktable stray argument" 2 "unexpected argument 'extra'" "$bin/loc
 expect_fail "locktable --bogus" 2 'usage: locktable' "$bin/locktable" --bogus
 expect_fail "locktable --abi mainline on a kernel without it" 1 'no time slice extension' \
 	"$bin/locktable" --abi mainline -d 1 -W 0
-expect_fail "extend-sched -d --abi rseq-cr" 2 'contradicts --abi rseq-cr' \
-	"$bin/extend-sched" -d --abi rseq-cr
+expect_fail "extend-sched --disable --abi rseq-cr" 2 'contradicts --abi rseq-cr' \
+	"$bin/extend-sched" --disable --abi rseq-cr
 expect_fail "extend-sched --cpus 1000" 2 "CPUs are online" "$bin/extend-sched" --cpus 1000
 expect_fail "extend-sched --duration -1" 2 'out of range' "$bin/extend-sched" --duration -1
 expect_fail "lock-cost --abi task-shared on a kernel without it" 1 'no time slice extension' \
@@ -101,4 +101,13 @@ ok "... and fails before running (not after its 60 s)" test $((SECONDS - start))
 for b in locktable extend-sched lock-cost; do
 	ok "$b --help lists the defaults" bash -c "'$bin/$b' --help | grep -q 'default'"
 done
+# unused-cost: on lib/bench like the others.
+out=$(timeout 120 "$bin/unused-cost" -r 3 --syscalls 1000 --switches 100 --json "$tmp/uc.json" 2>&1)
+is "unused-cost exits 0" "$?" 0
+ok "unused-cost's JSON: the shared header and both loops" \
+	jq_true '.header.tool == "unused-cost" and .header.abi == "none" and (.header.argv | length) == 9 and
+		.config.rounds == 3 and .results.syscall.median_ns > 0 and .results.switch.median_ns > 0' "$tmp/uc.json"
+expect_fail "unused-cost --json into a missing folder, before the run" 1 'cannot write /nonexistent' \
+	"$bin/unused-cost" --syscalls 100000000 --json /nonexistent/uc.json
+expect_fail "unused-cost --rounds 2" 2 'out of range' "$bin/unused-cost" --rounds 2
 done_testing

@@ -46,6 +46,24 @@ out=$("$top/run-all" --smoke --name "$name" --report "$tmp/REPORT.md" 2>&1)
 is "running it again exits 0" "$?" 0
 unlike "... and resumes with nothing left to run (no boot)" "$out" 'sweep-runner|\[point '
 
+ok "every run's JSON header names the commit, the kernel's configuration and the preset" bash -c \
+	"for f in '$results'/raw/*.json; do
+		jq -e --arg c \"\$(sed -n 's/^project_commit: //p' '$results/provenance.txt')\" \\
+			--arg k \"\$(sed -n 's/^kernel_config_sha256: //p' '$results/provenance.txt')\" \\
+			'.header | .project_commit == \$c and .kernel_config_sha256 == \$k and .preset == \"smoke\" and
+				(.project_dirty | type) == \"boolean\" and (\$c | length) >= 12' \"\$f\" >/dev/null || exit 1
+	done"
+
+# A folder that another commit started is not resumed, unless forced.
+sed -i 's/^project_commit: .*/project_commit: 0123456789ab/' "$results/provenance.txt"
+rm "$results"/raw/lt-c20-h20-off-50us-r2.json
+out=$("$top/run-all" --smoke --name "$name" --report "$tmp/REPORT.md" 2>&1)
+is "resuming a folder another commit started is refused" "$?" 2
+like "... saying which commit started it" "$out" 'started by another commit or kernel:.*then: project_commit: 0123456789ab'
+out=$("$top/run-all" --smoke --name "$name" --force-resume --report "$tmp/REPORT.md" 2>&1)
+is "--force-resume resumes it" "$?" 0
+like "... and the report says so" "$(cat "$tmp/REPORT.md")" 'Mixed provenance.*0123456789ab'
+
 out=$("$top/run-all" --smoke --name "$name" --repeats 3 --report "$tmp/REPORT.md" 2>&1)
 is "the same name with another plan is refused" "$?" 2
 like "... saying why" "$out" 'exists with another plan'

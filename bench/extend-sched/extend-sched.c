@@ -12,7 +12,8 @@
  * contended, how often the holder found itself extended, the longest wait,
  * and the longest and average hold, in the seed's format, then percentiles.
  *
- * -d disables the extension (ABI none); -w keeps the thread "extended"
+ * --disable (seed 001's -d; -d is --duration in every slicebench tool)
+ * disables the extension (ABI none); -w keeps the thread "extended"
  * while it spins for the lock. A counter under the lock must equal the
  * acquisitions at the end, or the run fails (exit 1).
  */
@@ -131,10 +132,10 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: " PROG " [options]\n"
 		"Rostedt's micro-benchmark: per-CPU lock threads among noise threads.\n"
-		"  -d, --disable            no extension (the same as --abi none)\n"
+		"      --disable            no extension (the same as --abi none; seed 001's -d)\n"
 		"  -w, --extend-waiting     stay extended while spinning for the lock\n"
 		"  -a, --abi ABI            auto|none|rseq-cr|task-shared|mainline (default: auto)\n"
-		"  -t, --duration S         seconds to run (default: %ld)\n"
+		"  -d, --duration S         seconds to run (default: %ld)\n"
 		"      --hold-us US         lock hold time (default: %ld)\n"
 		"      --sleep-us US        lock threads' base sleep (default: %ld)\n"
 		"      --stagger-us US      added to the sleep per CPU number (default: %ld)\n"
@@ -150,10 +151,10 @@ static void usage(FILE *f)
 static void parse_options(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{ "disable", no_argument, NULL, 'd' },
+		{ "disable", no_argument, NULL, 'X' },
 		{ "extend-waiting", no_argument, NULL, 'w' },
 		{ "abi", required_argument, NULL, 'a' },
-		{ "duration", required_argument, NULL, 't' },
+		{ "duration", required_argument, NULL, 'd' },
 		{ "hold-us", required_argument, NULL, 'H' },
 		{ "sleep-us", required_argument, NULL, 'S' },
 		{ "stagger-us", required_argument, NULL, 'G' },
@@ -166,15 +167,15 @@ static void parse_options(int argc, char **argv)
 	};
 	int disable = 0, abi_given = 0, c;
 
-	while ((c = getopt_long(argc, argv, "dwa:t:j:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "wa:d:j:h", longopts, NULL)) != -1) {
 		switch (c) {
-		case 'd': disable = 1; break;
+		case 'X': disable = 1; break;
 		case 'w': opt_extend_waiting = 1; break;
 		case 'a':
 			opt_abi = bench_parse_abi(PROG, optarg);
 			abi_given = 1;
 			break;
-		case 't': opt_duration = bench_parse_long(PROG, "duration", optarg, 1, 86400); break;
+		case 'd': opt_duration = bench_parse_long(PROG, "duration", optarg, 1, 86400); break;
 		case 'H': opt_hold_us = bench_parse_long(PROG, "hold-us", optarg, 0, 1000000); break;
 		case 'S': opt_sleep_us = bench_parse_long(PROG, "sleep-us", optarg, 0, 10000000); break;
 		case 'G': opt_stagger_us = bench_parse_long(PROG, "stagger-us", optarg, 0, 1000000); break;
@@ -193,7 +194,7 @@ static void parse_options(int argc, char **argv)
 		exit(2);
 	}
 	if (disable && abi_given && opt_abi != SLICE_ABI_NONE) {
-		fprintf(stderr, PROG ": -d means no extension; it contradicts --abi %s\n",
+		fprintf(stderr, PROG ": --disable means no extension; it contradicts --abi %s\n",
 			slice_abi_name(opt_abi));
 		exit(2);
 	}
@@ -201,7 +202,7 @@ static void parse_options(int argc, char **argv)
 		opt_abi = SLICE_ABI_NONE;
 	if (disable && opt_extend_waiting) {
 		/* The seed: "-w is meaningless with -d". Say so rather than pretend. */
-		fprintf(stderr, PROG ": note: -w has no effect with -d\n");
+		fprintf(stderr, PROG ": note: -w has no effect with --disable\n");
 	}
 }
 

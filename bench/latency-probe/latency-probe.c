@@ -105,7 +105,7 @@ static void usage(FILE *f)
 		"Wakeup latency of a SCHED_FIFO and a SCHED_OTHER thread per CPU while LOAD runs.\n"
 		"  -d, --duration S     seconds to probe (default: %ld)\n"
 		"      --delay S        seconds between starting LOAD and probing (default: %ld)\n"
-		"  -i, --interval US    wakeup period (default: %ld)\n"
+		"      --interval US    wakeup period (default: %ld)\n"
 		"  -p, --priority N     SCHED_FIFO priority (default: %d)\n"
 		"      --cpus N         probe CPUs 0..N-1, 0 = all online (default: %ld)\n"
 		"  -j, --json FILE      also write the results as JSON\n"
@@ -133,7 +133,7 @@ int main(int argc, char **argv)
 	int c, ncpus, status = 0, rc = 0;
 	pid_t load;
 
-	while ((c = getopt_long(argc, argv, "+d:i:p:j:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+d:p:j:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'd': opt_duration = bench_parse_long(PROG, "duration", optarg, 1, 86400); break;
 		case 'D': opt_delay = bench_parse_long(PROG, "delay", optarg, 0, 3600); break;

@@ -252,7 +252,7 @@ static void usage(FILE *f)
 		"      --lock KIND          tas|ticket (default: tas)\n"
 		"      --preempt-threshold US  a hold this much over the work counts as\n"
 		"                           preempted (default: %ld)\n"
-		"  -s, --seed N             random seed (default: %lu)\n"
+		"  -S, --seed N             random seed (default: %lu)\n"
 		"  -j, --json FILE          also write the results as JSON\n"
 		"  -h, --help               this text\n",
 		opt_clients, opt_hogs, opt_tables, opt_rows, opt_work_in_us, opt_work_out_us,
@@ -276,14 +276,14 @@ static void parse_options(int argc, char **argv)
 		{ "extend-waiting", no_argument, NULL, 'w' },
 		{ "lock", required_argument, NULL, 'L' },
 		{ "preempt-threshold", required_argument, NULL, 'P' },
-		{ "seed", required_argument, NULL, 's' },
+		{ "seed", required_argument, NULL, 'S' },
 		{ "json", required_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
 
-	while ((c = getopt_long(argc, argv, "c:H:t:i:o:d:W:I:a:ws:j:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "c:H:t:i:o:d:W:I:a:wS:j:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'c': opt_clients = bench_parse_long(PROG, "clients", optarg, 1, 100000); break;
 		case 'H': opt_hogs = bench_parse_long(PROG, "hogs", optarg, 0, 100000); break;
@@ -313,7 +313,7 @@ static void parse_options(int argc, char **argv)
 			opt_preempt_threshold_us = bench_parse_long(PROG, "preempt-threshold", optarg,
 								    1, 10000000);
 			break;
-		case 's':
+		case 'S':
 			opt_seed = bench_parse_long(PROG, "seed", optarg, 0, __LONG_MAX__);
 			break;
 		case 'j': opt_json = optarg; break;

@@ -239,7 +239,7 @@ static void usage(FILE *f)
 		"  -I, --interval S       seconds between progress lines, 0 = none (default: %ld)\n"
 		"  -a, --abi ABI          auto|none|rseq-cr|task-shared|mainline, for spin-ext (default: auto)\n"
 		"      --max-retries N    attempts before a transaction counts as failed (default: %ld)\n"
-		"      --seed N           random seed (default: %lu)\n"
+		"  -S, --seed N           random seed (default: %lu)\n"
 		"      --no-load          use the database as it is (loaded by an earlier run)\n"
 		"      --keep             keep the SQLite file\n"
 		"  -j, --json FILE        also write the results as JSON\n"
@@ -278,7 +278,7 @@ static void parse_options(int argc, char **argv)
 
 	for (int t = 0; t < TX_NR; t++)
 		weights[t] = soe_txns[t].default_weight;
-	while ((c = getopt_long(argc, argv, "c:H:b:m:s:d:W:I:a:j:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "c:H:b:m:s:d:W:I:a:S:j:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'c': opt_clients = bench_parse_long(PROG, "clients", optarg, 1, 100000); break;
 		case 'H': opt_hogs = bench_parse_long(PROG, "hogs", optarg, 0, 100000); break;

@@ -12,7 +12,7 @@
  *
  * Run it on the stock kernel and on the patched one with grants off and
  * compare. Prints one "name median_ns_per_op min max" line per loop, and
- * --json FILE writes the same.
+ * --json FILE writes the same after the shared header (lib/bench).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -24,9 +24,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
-#include <sys/utsname.h>
-#include <time.h>
 #include <unistd.h>
+
+#include "bench.h"
+
+#define PROG "unused-cost"
 
 /* Timed rounds per loop. */
 static int opt_rounds = 15;
@@ -39,14 +41,6 @@ static int opt_cpu;
 /* Write the results as JSON here. */
 static const char *opt_json;
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
-
 static int cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
@@ -56,11 +50,11 @@ static int cmp_double(const void *a, const void *b)
 
 static double syscall_round(void)
 {
-	uint64_t t0 = now_ns();
+	uint64_t t0 = bench_now_ns();
 
 	for (long i = 0; i < opt_syscalls; i++)
 		syscall(SYS_getppid);
-	return (double)(now_ns() - t0) / opt_syscalls;
+	return (double)(bench_now_ns() - t0) / opt_syscalls;
 }
 
 static int ping[2], pong[2];
@@ -90,7 +84,7 @@ static void *ponger(void *arg)
 
 static double switch_round(void)
 {
-	uint64_t t0 = now_ns();
+	uint64_t t0 = bench_now_ns();
 	char c = 1;
 
 	for (long i = 0; i < opt_switches; i++) {
@@ -100,7 +94,7 @@ static double switch_round(void)
 		}
 	}
 	/* Two switches per round trip. */
-	return (double)(now_ns() - t0) / (2.0 * opt_switches);
+	return (double)(bench_now_ns() - t0) / (2.0 * opt_switches);
 }
 
 struct result {
@@ -128,29 +122,15 @@ static struct result measure(const char *name, double (*round)(void))
 	return r;
 }
 
-static long parse_long(const char *opt, const char *s, long min, long max)
-{
-	char *end;
-	long v;
-
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno || *end || v < min || v > max) {
-		fprintf(stderr, "unused-cost: %s wants %ld..%ld, not '%s'\n", opt, min, max, s);
-		exit(2);
-	}
-	return v;
-}
-
 static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: unused-cost [options]\n"
 		"  -r, --rounds N     timed rounds per loop (default: %d)\n"
-		"  -s, --syscalls N   getppid() calls per round (default: %ld)\n"
-		"  -w, --switches N   ping-pong round trips per round (default: %ld)\n"
-		"  -c, --cpu N        CPU for the ping-pong threads (default: %d)\n"
-		"      --json FILE    also write the results as JSON\n"
+		"      --syscalls N   getppid() calls per round (default: %ld)\n"
+		"      --switches N   ping-pong round trips per round (default: %ld)\n"
+		"      --cpu N        CPU for the ping-pong threads (default: %d)\n"
+		"  -j, --json FILE    also write the results as JSON\n"
 		"  -h, --help         this text\n",
 		opt_rounds, opt_syscalls, opt_switches, opt_cpu);
 }
@@ -167,26 +147,31 @@ int main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct result res[2];
-	struct utsname u;
+	struct bench_json json = { 0 };
+	struct bench_env env;
 	pthread_t t;
 	char stop = 0;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "r:s:w:c:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "r:j:h", longopts, NULL)) != -1) {
 		switch (c) {
-		case 'r': opt_rounds = parse_long("--rounds", optarg, 3, 1000); break;
-		case 's': opt_syscalls = parse_long("--syscalls", optarg, 1000, 100000000); break;
-		case 'w': opt_switches = parse_long("--switches", optarg, 100, 100000000); break;
-		case 'c': opt_cpu = parse_long("--cpu", optarg, 0, CPU_SETSIZE - 1); break;
+		case 'r': opt_rounds = bench_parse_long(PROG, "--rounds", optarg, 3, 1000); break;
+		case 's': opt_syscalls = bench_parse_long(PROG, "--syscalls", optarg, 1000, 100000000); break;
+		case 'w': opt_switches = bench_parse_long(PROG, "--switches", optarg, 100, 100000000); break;
+		case 'c': opt_cpu = bench_parse_long(PROG, "--cpu", optarg, 0, CPU_SETSIZE - 1); break;
 		case 'j': opt_json = optarg; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
 	}
 	if (optind < argc) {
-		fprintf(stderr, "unused-cost: unexpected argument '%s'\n", argv[optind]);
+		fprintf(stderr, PROG ": unexpected argument '%s'\n", argv[optind]);
 		return 2;
 	}
+	/* Open the output before the run, so that a bad path fails first. */
+	if (opt_json && bench_json_open(&json, opt_json, PROG))
+		return 1;
+	bench_env_read(&env);
 
 	res[0] = measure("syscall", syscall_round);
 
@@ -204,24 +189,29 @@ int main(int argc, char **argv)
 		perror("write");
 	pthread_join(t, NULL);
 
-	uname(&u);
-	printf("# kernel %s, %d rounds, median ns per op\n", u.release, opt_rounds);
+	bench_print_env(stdout, "none", &env);
+	printf("# %d rounds, median ns per op\n", opt_rounds);
 	for (int i = 0; i < 2; i++)
 		printf("%-8s %10.1f  min %10.1f  max %10.1f\n", res[i].name, res[i].median,
 		       res[i].min, res[i].max);
 	if (opt_json) {
-		FILE *f = fopen(opt_json, "w");
-
-		if (!f) {
-			fprintf(stderr, "unused-cost: %s: %s\n", opt_json, strerror(errno));
-			return 1;
+		bench_json_header(&json, PROG, argc, argv, "none", &env);
+		bench_json_obj(&json, "config");
+		bench_json_u64(&json, "rounds", opt_rounds);
+		bench_json_u64(&json, "syscalls", opt_syscalls);
+		bench_json_u64(&json, "switches", opt_switches);
+		bench_json_obj_end(&json);
+		bench_json_obj(&json, "results");
+		for (int i = 0; i < 2; i++) {
+			bench_json_obj(&json, res[i].name);
+			bench_json_dbl(&json, "median_ns", res[i].median);
+			bench_json_dbl(&json, "min_ns", res[i].min);
+			bench_json_dbl(&json, "max_ns", res[i].max);
+			bench_json_obj_end(&json);
 		}
-		fprintf(f, "{\"tool\": \"unused-cost\", \"kernel\": \"%s\", \"rounds\": %d, \"results\": {", u.release, opt_rounds);
-		for (int i = 0; i < 2; i++)
-			fprintf(f, "%s\"%s\": {\"median_ns\": %.1f, \"min_ns\": %.1f, \"max_ns\": %.1f}",
-				i ? ", " : "", res[i].name, res[i].median, res[i].min, res[i].max);
-		fprintf(f, "}}\n");
-		fclose(f);
+		bench_json_obj_end(&json);
+		if (bench_json_end(&json))
+			return 1;
 	}
 	return 0;
 }
