@@ -27,7 +27,7 @@ GUEST_PROGS := \
 KERNEL_OUT := $(BUILD)/kernel/slicebench
 KHDR := $(KERNEL_OUT)/headers/include
 KSELFTEST := $(BUILD)/kernel/src-patched/tools/testing/selftests
-SELFTESTS := slice_ext_test slice_ext_abi_test slice_ext_sched_test
+SELFTESTS := slice_ext_test slice_ext_abi_test slice_ext_sched_test slice_ext_fuzz
 SELFTEST_CFLAGS := -isystem $(KHDR) -I $(KSELFTEST) -I kernel/selftests -Wno-sign-compare
 
 # Scripts for the guest (busybox sh), installed as they are.
@@ -137,7 +137,7 @@ check: deps
 check-debug: deps
 	@$(MAKE) --no-print-directory all
 	@kernel/build --debug
-	@SLICEBENCH_KERNEL=$$(kernel/build --debug --print-image) tests/run tests/kernel-selftests.t
+	@SLICEBENCH_FUZZ_SECONDS=600 SLICEBENCH_KERNEL=$$(kernel/build --debug --print-image) tests/run tests/kernel-selftests.t
 
 clean:
 	rm -rf $(BUILD)/guest-payload $(BUILD)/bin $(BUILD)/initramfs.cpio.gz*

@@ -7,6 +7,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -58,6 +59,74 @@ static inline char *rseq_area(void)
 	return (char *)__builtin_thread_pointer() + __rseq_offset;
 }
 
+/*
+ * A thread's own rseq area, longer than the original 32 bytes. Linux
+ * 7.0.10 and 7.1 offer slice extension only to such "RSEQ V2"
+ * registrations, and glibc before 2.41 registers 32 bytes. The kernel
+ * keeps a fork() child's registration, at the same address in its copy of
+ * this thread's TLS.
+ */
+struct slice__rseq_v2 {
+	uint32_t cpu_id_start;
+	uint32_t cpu_id;
+	uint64_t rseq_cs;
+	uint32_t flags;
+	uint32_t node_id;
+	uint32_t mm_cid;
+	uint32_t slice_ctrl;
+	char pad[32];
+} __attribute__((aligned(64)));
+
+_Static_assert(offsetof(struct slice__rseq_v2, flags) == SLICE__RSEQ_FLAGS_OFFSET, "rseq flags");
+_Static_assert(offsetof(struct slice__rseq_v2, slice_ctrl) == SLICE__WORD_OFFSET, "rseq word");
+
+static __thread struct slice__rseq_v2 own_rseq;
+static __thread bool own_rseq_registered;
+
+/* Move the calling thread from glibc's rseq registration to its own. */
+static int register_own_rseq(void)
+{
+	if (own_rseq_registered)
+		return 0;
+	if (__rseq_size && syscall(__NR_rseq, rseq_area(),
+				   __rseq_size > SLICE__RSEQ_ORIG_SIZE ? __rseq_size : SLICE__RSEQ_ORIG_SIZE,
+				   SLICE__RSEQ_FLAG_UNREGISTER, SLICE__RSEQ_SIG))
+		return -1;
+	memset(&own_rseq, 0, sizeof(own_rseq));
+	own_rseq.cpu_id = (uint32_t)-1;
+	if (syscall(__NR_rseq, &own_rseq, sizeof(own_rseq), 0, SLICE__RSEQ_SIG))
+		return -1;
+	own_rseq_registered = true;
+	return 0;
+}
+
+static volatile uint32_t *rseq_word(void)
+{
+	if (own_rseq_registered)
+		return &own_rseq.slice_ctrl;
+	return (volatile uint32_t *)(rseq_area() + SLICE__WORD_OFFSET);
+}
+
+/*
+ * The mainline opt-in. Under Linux 7.0's rules glibc's registration is
+ * enough; under 7.0.10's and 7.1's the prctl refuses a 32-byte one with
+ * ENOTSUPP, and the thread registers its own area and asks again.
+ */
+static int mainline_enable(void)
+{
+	if (own_rseq_registered || __rseq_size) {
+		if (!prctl(SLICE__PR_RSEQ_SLICE_EXTENSION, SLICE__PR_RSEQ_SLICE_EXTENSION_SET,
+			   SLICE__PR_RSEQ_SLICE_EXT_ENABLE, 0, 0))
+			return 0;
+		if (errno != SLICE__ENOTSUPP || own_rseq_registered)
+			return -1;
+	}
+	if (register_own_rseq())
+		return -1;
+	return prctl(SLICE__PR_RSEQ_SLICE_EXTENSION, SLICE__PR_RSEQ_SLICE_EXTENSION_SET,
+		     SLICE__PR_RSEQ_SLICE_EXT_ENABLE, 0, 0) ? -1 : 0;
+}
+
 static void fmt(char *err, size_t len, const char *f, ...)
 {
 	va_list ap;
@@ -91,9 +160,12 @@ static bool rseq_advertises_slice_ext(void)
 {
 	uint32_t flags;
 
-	if (!__rseq_size)
+	if (own_rseq_registered)
+		flags = own_rseq.flags;
+	else if (__rseq_size)
+		flags = *(volatile uint32_t *)(rseq_area() + SLICE__RSEQ_FLAGS_OFFSET);
+	else
 		return false;
-	flags = *(volatile uint32_t *)(rseq_area() + SLICE__RSEQ_FLAGS_OFFSET);
 	return flags & SLICE__RSEQ_FLAG_SLICE_EXT_AVAILABLE;
 }
 
@@ -139,8 +211,8 @@ int slice_init(enum slice_abi want, char *err, size_t errlen)
 	}
 	if (want == SLICE_ABI_NONE)
 		return 0;
-	if ((want == SLICE_ABI_RSEQ_CR || want == SLICE_ABI_MAINLINE) && !__rseq_size) {
-		fmt(err, errlen, "the %s ABI needs rseq, and glibc did not register it "
+	if (want == SLICE_ABI_RSEQ_CR && !__rseq_size) {
+		fmt(err, errlen, "the %s ABI needs glibc's rseq area, and glibc did not register it "
 		    "(is GLIBC_TUNABLES=glibc.pthread.rseq=0 set?)", slice_abi_name(want));
 		return -1;
 	}
@@ -195,9 +267,13 @@ int slice_thread_init(void)
 			slice__self.sched_delay = ptr;
 		break;
 	case SLICE_ABI_MAINLINE:
-		if (prctl(SLICE__PR_RSEQ_SLICE_EXTENSION, SLICE__PR_RSEQ_SLICE_EXTENSION_SET,
-			  SLICE__PR_RSEQ_SLICE_EXT_ENABLE, 0, 0))
+		if (mainline_enable())
 			ret = -1;
+		else
+			slice__self.word = rseq_word();
+		break;
+	case SLICE_ABI_RSEQ_CR:
+		slice__self.word = rseq_word();
 		break;
 	default:
 		break;

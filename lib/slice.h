@@ -97,11 +97,16 @@ void slice_set_extend_while_waiting(bool on);
 #define SLICE__PR_RSEQ_SLICE_EXTENSION	79
 #define SLICE__PR_RSEQ_SLICE_EXTENSION_SET 2
 #define SLICE__PR_RSEQ_SLICE_EXT_ENABLE	1
+#define SLICE__RSEQ_SIG			0x53053053	/* x86's rseq signature */
+#define SLICE__RSEQ_ORIG_SIZE		32	/* what glibc before 2.41 registers */
+#define SLICE__RSEQ_FLAG_UNREGISTER	1
+#define SLICE__ENOTSUPP			524	/* the kernel's ENOTSUPP */
 
 struct slice__thread {
 	unsigned int depth;	/* nesting of slice_enter() */
 	int state;		/* 0: not set up, 1: ready, -1: set-up failed (asks for nothing) */
 	volatile uint16_t *sched_delay;	/* task-shared */
+	volatile uint32_t *word;	/* rseq-cr, mainline: the word at offset 28 of the thread's rseq area */
 	struct slice_counters c;
 };
 
@@ -117,8 +122,7 @@ void slice__granted(void);	/* the kernel extended us: count, and give the CPU ba
 
 static inline volatile uint32_t *slice__rseq_word(void)
 {
-	return (volatile uint32_t *)((char *)__builtin_thread_pointer() + __rseq_offset +
-				     SLICE__WORD_OFFSET);
+	return slice__self.word;
 }
 
 #define slice__barrier() __asm__ __volatile__("" ::: "memory")

@@ -8,9 +8,15 @@
 VM_RUN=("$VM_RUN" ${SLICEBENCH_KERNEL:+--kernel "$SLICEBENCH_KERNEL"})
 
 selftests=(slice_ext_test slice_ext_abi_test slice_ext_sched_test)
+# The fuzzer runs last, SLICEBENCH_FUZZ_SECONDS long (make check-debug: 600),
+# with a fresh seed each time (printed; SLICEBENCH_FUZZ_SEED repeats one).
+fuzz_s=${SLICEBENCH_FUZZ_SECONDS:-20}
+fuzz_seed=${SLICEBENCH_FUZZ_SEED:-$(( (RANDOM << 30 | RANDOM << 15 | RANDOM) + 1 ))}
+fuzz="slice_ext_fuzz -d $fuzz_s -s $fuzz_seed"
+echo "# fuzz: $fuzz"
 # With kmemleak in the kernel (the debug flavour), scan at the end and fail
 # on any report. Each selftest's exit status follows its output.
-script='rc=0; for t in "$@"; do echo "=== $t"; "$t"; r=$?; echo "=== exit $t $r"; [ $r = 0 ] || rc=1; done
+script='rc=0; for t in "$@"; do echo "=== ${t%% *}"; $t; r=$?; echo "=== exit ${t%% *} $r"; [ $r = 0 ] || rc=1; done
 if [ -w /sys/kernel/debug/kmemleak ]; then
 	echo "=== kmemleak"
 	echo scan >/sys/kernel/debug/kmemleak; sleep 5; echo scan >/sys/kernel/debug/kmemleak
@@ -55,10 +61,12 @@ check_ran() {
 		test "$plan" != none -a "$got" = "$plan" -a "$rc" = 0
 }
 
-out=$("${VM_RUN[@]}" -q --cpus "${SLICEBENCH_SELFTEST_CPUS:-2}" --timeout 1800 -- sh -c "$script" sh "${selftests[@]}" 2>&1)
+out=$("${VM_RUN[@]}" -q --cpus "${SLICEBENCH_SELFTEST_CPUS:-2}" --timeout $((1800 + fuzz_s)) -- \
+	sh -c "$script" sh "${selftests[@]}" "$fuzz" 2>&1)
 rc=$?
 tap_from "" <<<"$out"
-for t in "${selftests[@]}"; do check_ran "$t"; done
+for t in "${selftests[@]}" slice_ext_fuzz; do check_ran "$t"; done
+grep '^# slice_ext_fuzz\|^# operations' <<<"$out" | sed 's/^/# /' || true
 # 0: all passed. 1: a selftest failed (its lines say which). Else: the guest.
 ok "the guest run ended cleanly (vm-run exit $rc)" test "$rc" -le 1
 
@@ -70,4 +78,19 @@ rc=$?
 tap_from "$name" <<<"$out"
 check_ran "$name"
 ok "the rseq_slice_ext=0 guest run ended cleanly (vm-run exit $rc)" test "$rc" -le 1
+
+# 6.12 has PREEMPT_DYNAMIC: the other two preemption models, one boot each,
+# with the main selftest and a short fuzz.
+for model in full none; do
+	name="preempt=$model"
+	out=$("${VM_RUN[@]}" -q --cpus 2 --timeout 900 --append "preempt=$model" -- \
+		sh -c "$script" sh slice_ext_test "slice_ext_fuzz -d 10 -s $fuzz_seed" 2>&1)
+	rc=$?
+	st_plan=() st_results=() st_exit=()
+	tap_from "" < <(sed -e "s/^=== exit \([a-z_]*\)/=== exit \1@$model/" \
+		-e "/^=== exit/!s/^=== \([a-z_]*\)$/=== \1@$model/" <<<"$out")
+	check_ran "slice_ext_test@$model"
+	check_ran "slice_ext_fuzz@$model"
+	ok "the $name guest run ended cleanly (vm-run exit $rc)" test "$rc" -le 1
+done
 done_testing

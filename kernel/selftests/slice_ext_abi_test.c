@@ -9,31 +9,19 @@
 
 #include <signal.h>
 #include <sys/mman.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 
 #include "kselftest_harness.h"
 
-#ifndef RSEQ_SIG
-#define RSEQ_SIG 0x53053053
-#endif
-#ifndef ENOTSUPP
-#define ENOTSUPP 524
-#endif
-
 #define DEBUGFS_MAINLINE_NSEC "/sys/kernel/debug/rseq/slice_ext_nsec"
+#define DEBUGFS_RSEQ_STATS "/sys/kernel/debug/rseq/stats"
 #define TASK_SHARED_PAGES "/sys/kernel/debug/task_shared_pages"
 
 static long slice_prctl(unsigned long a2, unsigned long a3, unsigned long a4,
 			unsigned long a5)
 {
 	return prctl(PR_RSEQ_SLICE_EXTENSION, a2, a3, a4, a5);
-}
-
-/* Unregister glibc's rseq area for the calling thread. */
-static int rseq_unregister_glibc(void)
-{
-	return syscall(__NR_rseq, rseq_area(), __rseq_size > 32 ? __rseq_size : 32,
-		       RSEQ_FLAG_UNREGISTER, RSEQ_SIG);
 }
 
 static bool cmdline_has(const char *word)
@@ -67,16 +55,68 @@ TEST(mainline_prctl_errors)
 	EXPECT_EQ(EINVAL, errno);
 }
 
-TEST(mainline_prctl_and_flags)
+/* Run @fn in a child; its exit status (or 128 + signal). */
+static int in_child(int (*fn)(void))
 {
-	struct rseq *rs = rseq_area();
+	int status;
+	pid_t pid = fork();
+
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		alarm(30);
+		_exit(fn());
+	}
+	if (waitpid(pid, &status, 0) != pid)
+		return -1;
+	return WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status);
+}
+
+/* Restores a knob at the end of the test that changed it. */
+struct knob_saved {
+	char name[48];
+	char val[32];
+};
+
+static void knob_save(struct knob_saved *k, const char *name)
+{
+	snprintf(k->name, sizeof(k->name), "%s", name);
+	if (knob_get(name, k->val, sizeof(k->val)))
+		k->val[0] = '\0';
+}
+
+static void knob_restore(struct knob_saved *k)
+{
+	if (k->val[0])
+		knob_set(k->name, k->val);
+}
+
+/*
+ * 7.1's rules (the default): glibc's 32-byte registration is not shown the
+ * feature and the prctl refuses it; a 64-byte one gets it.
+ */
+TEST(mainline_rules_7_1_need_v2)
+{
+	struct rseq *rs;
+	char rules[16];
 
 	if (cmdline_has("rseq_slice_ext=0"))
 		SKIP(return, "disabled at boot; see mainline_boot_disabled");
+	ASSERT_EQ(0, knob_get("slice_ext_mainline_rules", rules, sizeof(rules)));
+	ASSERT_STREQ("7.1", rules);
+	ASSERT_GT(__rseq_size, 0);
 
+	rs = glibc_rseq_area();
+	EXPECT_FALSE(rs->flags & RSEQ_CS_FLAG_SLICE_EXT_AVAILABLE);
+	errno = 0;
+	EXPECT_EQ(-1, slice_prctl(PR_RSEQ_SLICE_EXTENSION_SET, PR_RSEQ_SLICE_EXT_ENABLE, 0, 0));
+	EXPECT_EQ(ENOTSUPP, errno);
+
+	ASSERT_EQ(0, rseq_register_v2(0));
+	rs = rseq_area();
 	EXPECT_TRUE(rs->flags & RSEQ_CS_FLAG_SLICE_EXT_AVAILABLE);
-	EXPECT_EQ(0, slice_prctl(PR_RSEQ_SLICE_EXTENSION_GET, 0, 0, 0));
 	EXPECT_FALSE(rs->flags & RSEQ_CS_FLAG_SLICE_EXT_ENABLED);
+	EXPECT_EQ(0, slice_prctl(PR_RSEQ_SLICE_EXTENSION_GET, 0, 0, 0));
 
 	ASSERT_EQ(0, slice_prctl(PR_RSEQ_SLICE_EXTENSION_SET, PR_RSEQ_SLICE_EXT_ENABLE, 0, 0));
 	EXPECT_EQ(PR_RSEQ_SLICE_EXT_ENABLE, slice_prctl(PR_RSEQ_SLICE_EXTENSION_GET, 0, 0, 0));
@@ -84,38 +124,159 @@ TEST(mainline_prctl_and_flags)
 	EXPECT_TRUE(rs->flags & RSEQ_CS_FLAG_SLICE_EXT_ENABLED);
 	/* Only the two feature bits: the deprecated ones stay clear. */
 	EXPECT_EQ(0, rs->flags & 0x7);
+	/* No change: 0 at once. */
+	EXPECT_EQ(0, slice_prctl(PR_RSEQ_SLICE_EXTENSION_SET, PR_RSEQ_SLICE_EXT_ENABLE, 0, 0));
 
 	ASSERT_EQ(0, slice_prctl(PR_RSEQ_SLICE_EXTENSION_SET, 0, 0, 0));
 	EXPECT_EQ(0, slice_prctl(PR_RSEQ_SLICE_EXTENSION_GET, 0, 0, 0));
 	EXPECT_FALSE(rs->flags & RSEQ_CS_FLAG_SLICE_EXT_ENABLED);
+	EXPECT_TRUE(rs->flags & RSEQ_CS_FLAG_SLICE_EXT_AVAILABLE);
 
 	/* Without rseq: ENXIO. */
-	ASSERT_EQ(0, rseq_unregister_glibc());
+	ASSERT_EQ(0, rseq_unregister_v2());
 	errno = 0;
 	EXPECT_EQ(-1, slice_prctl(PR_RSEQ_SLICE_EXTENSION_SET, PR_RSEQ_SLICE_EXT_ENABLE, 0, 0));
 	EXPECT_EQ(ENXIO, errno);
 }
 
-/* Register our own rseq area with RSEQ_FLAG_SLICE_EXT_DEFAULT_ON. */
+/* 7.0's rules: glibc's 32-byte registration may use it. */
+TEST(mainline_rules_7_0_any_registration)
+{
+	struct knob_saved k;
+	struct rseq *rs = glibc_rseq_area();
+
+	if (cmdline_has("rseq_slice_ext=0"))
+		SKIP(return, "disabled at boot");
+	knob_save(&k, "slice_ext_mainline_rules");
+	ASSERT_EQ(0, knob_set("slice_ext_mainline_rules", "7.0"));
+	/* glibc registered under 7.1's rules: AVAILABLE is shown now. */
+	EXPECT_EQ(0, slice_prctl(PR_RSEQ_SLICE_EXTENSION_SET, PR_RSEQ_SLICE_EXT_ENABLE, 0, 0));
+	EXPECT_TRUE(rs->flags & RSEQ_CS_FLAG_SLICE_EXT_AVAILABLE);
+	EXPECT_TRUE(rs->flags & RSEQ_CS_FLAG_SLICE_EXT_ENABLED);
+	EXPECT_EQ(-EINVAL, knob_set("slice_ext_mainline_rules", "7.2"));
+	knob_restore(&k);
+}
+
+/* User space cleared the kernel's AVAILABLE bit: SIGSEGV, as in 7.0. */
+static int cleared_flags_child(void)
+{
+	if (rseq_register_v2(0) ||
+	    slice_prctl(PR_RSEQ_SLICE_EXTENSION_SET, PR_RSEQ_SLICE_EXT_ENABLE, 0, 0))
+		return 2;
+	rseq_area()->flags &= ~RSEQ_CS_FLAG_SLICE_EXT_AVAILABLE;
+	slice_prctl(PR_RSEQ_SLICE_EXTENSION_SET, 0, 0, 0);
+	return 0;
+}
+
+TEST(mainline_prctl_user_cleared_flags)
+{
+	if (cmdline_has("rseq_slice_ext=0"))
+		SKIP(return, "disabled at boot");
+	EXPECT_EQ(128 + SIGSEGV, in_child(cleared_flags_child));
+}
+
+/* Under another ABI the prctl is refused and nothing is advertised. */
+static int other_abi_child(void)
+{
+	if (rseq_register_v2(0))
+		return 2;
+	if (rseq_area()->flags & RSEQ_CS_FLAG_SLICE_EXT_AVAILABLE)
+		return 3;
+	errno = 0;
+	if (slice_prctl(PR_RSEQ_SLICE_EXTENSION_SET, PR_RSEQ_SLICE_EXT_ENABLE, 0, 0) != -1 ||
+	    errno != ENOTSUPP)
+		return 4;
+	if (rseq_area()->flags & (RSEQ_CS_FLAG_SLICE_EXT_AVAILABLE | RSEQ_CS_FLAG_SLICE_EXT_ENABLED))
+		return 5;
+	return 0;
+}
+
+TEST(mainline_refused_under_other_abis)
+{
+	static const char *const others[] = { "none", "rseq-cr", "task-shared" };
+	struct knob_saved k;
+
+	knob_save(&k, "slice_ext_abi");
+	for (int i = 0; i < 3; i++) {
+		ASSERT_EQ(0, knob_set("slice_ext_abi", others[i]));
+		EXPECT_EQ(0, in_child(other_abi_child)) TH_LOG("under %s", others[i]);
+	}
+	knob_restore(&k);
+}
+
+/* RSEQ_FLAG_SLICE_EXT_DEFAULT_ON: on for a V2 registration, not for 32 bytes. */
 TEST(mainline_default_on)
 {
-	static __thread struct rseq own __attribute__((aligned(32)));
+	static __thread struct rseq small __attribute__((aligned(32)));
 
 	if (cmdline_has("rseq_slice_ext=0"))
 		SKIP(return, "disabled at boot; see mainline_boot_disabled");
 
-	ASSERT_EQ(0, rseq_unregister_glibc());
-	memset(&own, 0, sizeof(own));
-	ASSERT_EQ(0, syscall(__NR_rseq, &own, 32, RSEQ_FLAG_SLICE_EXT_DEFAULT_ON, RSEQ_SIG));
+	ASSERT_EQ(0, rseq_register_v2(RSEQ_FLAG_SLICE_EXT_DEFAULT_ON));
 	EXPECT_EQ(PR_RSEQ_SLICE_EXT_ENABLE, slice_prctl(PR_RSEQ_SLICE_EXTENSION_GET, 0, 0, 0));
-	EXPECT_TRUE(own.flags & RSEQ_CS_FLAG_SLICE_EXT_AVAILABLE);
-	EXPECT_TRUE(own.flags & RSEQ_CS_FLAG_SLICE_EXT_ENABLED);
-	/* Unknown registration flags are still refused. */
-	ASSERT_EQ(0, syscall(__NR_rseq, &own, 32, RSEQ_FLAG_UNREGISTER, RSEQ_SIG));
+	EXPECT_TRUE(rseq_area()->flags & RSEQ_CS_FLAG_SLICE_EXT_AVAILABLE);
+	EXPECT_TRUE(rseq_area()->flags & RSEQ_CS_FLAG_SLICE_EXT_ENABLED);
+	ASSERT_EQ(0, rseq_unregister_v2());
 	EXPECT_EQ(0, slice_prctl(PR_RSEQ_SLICE_EXTENSION_GET, 0, 0, 0));
+
+	memset(&small, 0, sizeof(small));
+	ASSERT_EQ(0, syscall(__NR_rseq, &small, 32, RSEQ_FLAG_SLICE_EXT_DEFAULT_ON, RSEQ_SIG));
+	EXPECT_EQ(0, slice_prctl(PR_RSEQ_SLICE_EXTENSION_GET, 0, 0, 0));
+	EXPECT_FALSE(small.flags & RSEQ_CS_FLAG_SLICE_EXT_AVAILABLE);
+	ASSERT_EQ(0, syscall(__NR_rseq, &small, 32, RSEQ_FLAG_UNREGISTER, RSEQ_SIG));
+	/* Unknown registration flags are still refused. */
 	errno = 0;
-	EXPECT_EQ(-1, syscall(__NR_rseq, &own, 32, 1 << 7, RSEQ_SIG));
+	EXPECT_EQ(-1, syscall(__NR_rseq, &small, 32, 1 << 7, RSEQ_SIG));
 	EXPECT_EQ(EINVAL, errno);
+}
+
+/*
+ * Registration zeroes slice_ctrl: a grant left in a reused area (a thread
+ * killed during a grant) does not show in the next thread.
+ */
+TEST(mainline_registration_clears_stale_grant)
+{
+	if (cmdline_has("rseq_slice_ext=0"))
+		SKIP(return, "disabled at boot");
+	ASSERT_EQ(0, rseq_unregister_glibc());
+	memset(&own_rseq, 0, sizeof(own_rseq));
+	own_rseq.r.slice_ctrl.granted = 1;
+	own_rseq.r.slice_ctrl.request = 1;
+	ASSERT_EQ(0, syscall(__NR_rseq, &own_rseq, sizeof(own_rseq), 0, RSEQ_SIG));
+	own_rseq_registered = true;
+	EXPECT_EQ(0, own_rseq.r.slice_ctrl.all);
+}
+
+/*
+ * 7.1: a V2 task that writes a read-only field gets SIGSEGV at the next ID
+ * update (after it was scheduled out); under 7.0's rules, or with a 32-byte
+ * registration, it does not.
+ */
+static int ro_write_child(void)
+{
+	struct noise noise;
+
+	if (pin_to_cpu(0) || rseq_register_v2(0))
+		return 2;
+	/* Let the kernel write the IDs once. */
+	usleep(1000);
+	rseq_area()->cpu_id_start = 4242;
+	if (noise_start(&noise, 1, 0))
+		return 2;
+	for (int i = 0; i < 50; i++)
+		usleep(1000);
+	return 0;
+}
+
+TEST(mainline_rules_7_1_read_only_fields)
+{
+	struct knob_saved k;
+
+	knob_save(&k, "slice_ext_mainline_rules");
+	EXPECT_EQ(128 + SIGSEGV, in_child(ro_write_child));
+	ASSERT_EQ(0, knob_set("slice_ext_mainline_rules", "7.0"));
+	EXPECT_EQ(0, in_child(ro_write_child));
+	knob_restore(&k);
 }
 
 /* Run on a kernel booted with rseq_slice_ext=0 (tests/kernel-selftests.t). */
@@ -124,6 +285,7 @@ TEST(mainline_boot_disabled)
 	if (!cmdline_has("rseq_slice_ext=0"))
 		SKIP(return, "needs rseq_slice_ext=0 on the kernel command line");
 
+	ASSERT_EQ(0, rseq_register_v2(0));
 	EXPECT_FALSE(rseq_area()->flags & RSEQ_CS_FLAG_SLICE_EXT_AVAILABLE);
 	errno = 0;
 	EXPECT_EQ(-1, slice_prctl(PR_RSEQ_SLICE_EXTENSION_SET, PR_RSEQ_SLICE_EXT_ENABLE, 0, 0));
@@ -143,36 +305,263 @@ TEST(mainline_debugfs_range)
 	EXPECT_EQ(0, write_file(DEBUGFS_MAINLINE_NSEC, old));
 }
 
-/*
- * A child that sets granted itself while asking, on a busy CPU, must die
- * of SIGSEGV at the next grant decision.
- */
-TEST(mainline_user_granted_sigsegv)
+/* debugfs rseq/stats: 7.0's five counts, consistent with ours. */
+TEST(mainline_rseq_stats)
 {
-	int status;
-	pid_t pid;
+	static const char *const names[] = { "grants", "expired", "revoked", "yielded", "aborted" };
+	char buf[512], key[32];
+	long long v[5], val;
+	int n = 0, off = 0, used;
+
+	ASSERT_EQ(0, read_file(DEBUGFS_RSEQ_STATS, buf, sizeof(buf)));
+	while (n < 5 && sscanf(buf + off, "%31s %lld%n", key, &val, &used) == 2) {
+		EXPECT_STREQ(names[n], key);
+		v[n++] = val;
+		off += used;
+	}
+	ASSERT_EQ(5, n);
+	/* Every grant ended one way, or is still running (none here). */
+	EXPECT_GE(v[0], v[2] + v[3] + v[4]);
+	EXPECT_LE(v[1], v[2]);
+}
+
+/*
+ * As in 7.0, user space is trusted with granted: a thread that sets it
+ * itself is not punished. With rseq debugging (the -debug kernel), a system
+ * call made during a grant while the word shows something else is.
+ */
+static int user_granted_child(void)
+{
+	struct noise noise;
+	uint64_t end;
+
+	if (pin_to_cpu(0) || abi_thread_setup(ABI_MAINLINE) || noise_start(&noise, 2, 0))
+		return 2;
+	rseq_area()->slice_ctrl.granted = 1;
+	rseq_area()->slice_ctrl.request = 1;
+	end = now_ns() + 2000000000ull;
+	while (now_ns() < end) {
+		/* Granted by the kernel: request is 0 again. Ask once more, then call. */
+		if (!rseq_area()->slice_ctrl.request && rseq_area()->slice_ctrl.granted) {
+			rseq_area()->slice_ctrl.request = 1;
+			getppid();
+			rseq_area()->slice_ctrl.granted = 1;
+			rseq_area()->slice_ctrl.request = 1;
+		}
+	}
+	return 0;
+}
+
+TEST(mainline_user_granted)
+{
+	struct utsname u;
+	int ret;
 
 	if (cmdline_has("rseq_slice_ext=0"))
 		SKIP(return, "disabled at boot");
 	ASSERT_EQ(0, knob_set("slice_ext_abi", "mainline"));
 	ASSERT_EQ(0, knob_set("slice_ext_grant", "1"));
-
-	pid = fork();
-	ASSERT_GE(pid, 0);
-	if (pid == 0) {
-		struct noise noise;
-
-		alarm(20);
-		if (pin_to_cpu(0) || abi_thread_setup(ABI_MAINLINE) || noise_start(&noise, 2, 0))
-			_exit(2);
-		rseq_area()->slice_ctrl.granted = 1;
-		rseq_area()->slice_ctrl.request = 1;
-		for (;;)
-			__asm__ __volatile__("pause" ::: "memory");
+	ASSERT_EQ(0, uname(&u));
+	ret = in_child(user_granted_child);
+	if (strstr(u.release, "-debug")) {
+		EXPECT_EQ(128 + SIGSEGV, ret);
+	} else {
+		EXPECT_EQ(0, ret);
 	}
-	ASSERT_EQ(pid, waitpid(pid, &status, 0));
-	ASSERT_TRUE(WIFSIGNALED(status));
-	EXPECT_EQ(SIGSEGV, WTERMSIG(status));
+}
+
+/* ---- a grant's end and the task's life ------------------------------------ */
+
+/* Ask under @abi on CPU 0, beside two hogs, until the kernel shows a grant. */
+static bool wait_for_grant(enum abi abi, uint64_t deadline)
+{
+	while (now_ns() < deadline) {
+		uint64_t stop = now_ns() + 300000;
+
+		abi_enter(abi);
+		while (now_ns() < stop) {
+			if (abi_shows_grant(abi))
+				return true;
+			__asm__ __volatile__("pause" ::: "memory");
+		}
+		if (abi_exit(abi))
+			abi_yield(abi);
+	}
+	return false;
+}
+
+static enum abi lifecycle_abi;
+
+/* The child of a fork() made inside a grant: its copy shows none, and it lives. */
+static int forked_in_grant(void)
+{
+	struct noise noise;
+	uint64_t end;
+
+	if (abi_shows_grant(lifecycle_abi))
+		return 1;
+	if (noise_start(&noise, 1, 0))
+		return 2;
+	end = now_ns() + 100000000ull;
+	while (now_ns() < end) {
+		abi_enter(lifecycle_abi);
+		spin_ns(20000);
+		if (abi_exit(lifecycle_abi))
+			abi_yield(lifecycle_abi);
+	}
+	return 0;
+}
+
+static int fork_in_grant_parent(void)
+{
+	uint64_t deadline = now_ns() + 60000000000ull;
+	struct noise noise;
+	int forks = 0;
+
+	if (pin_to_cpu(0) || abi_thread_setup(lifecycle_abi) || noise_start(&noise, 2, 0))
+		return 2;
+	while (forks < 20) {
+		int status;
+		pid_t pid;
+
+		if (!wait_for_grant(lifecycle_abi, deadline))
+			return 3;
+		pid = fork();
+		if (pid < 0)
+			return 2;
+		if (pid == 0)
+			_exit(forked_in_grant());
+		if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status))
+			return 4;
+		/* The fork ended the grant ("revoked"): nothing left to yield. */
+		if (abi_exit(lifecycle_abi))
+			return 5;
+		forks++;
+	}
+	return 0;
+}
+
+TEST(fork_inside_grant)
+{
+	static const enum abi abis[] = { ABI_MAINLINE, ABI_RSEQ_CR };
+
+	ASSERT_EQ(0, knob_set("slice_ext_grant", "1"));
+	for (int i = 0; i < 2; i++) {
+		lifecycle_abi = abis[i];
+		ASSERT_EQ(0, knob_set("slice_ext_abi", abi_names[abis[i]]));
+		EXPECT_EQ(0, in_child(fork_in_grant_parent)) TH_LOG("%s", abi_names[abis[i]]);
+	}
+	knob_set("slice_ext_abi", "mainline");
+}
+
+/* A thread that exits inside a grant leaves no grant in its rseq area. */
+static void *exit_in_grant_thread(void *arg)
+{
+	volatile uint32_t **word = arg;
+
+	if (pin_to_cpu(0) || abi_thread_setup(lifecycle_abi) ||
+	    !wait_for_grant(lifecycle_abi, now_ns() + 30000000000ull))
+		return NULL;
+	*word = (volatile uint32_t *)&rseq_area()->slice_ctrl.all;
+	pthread_exit(NULL);
+}
+
+static int exit_in_grant(void)
+{
+	struct noise noise;
+
+	if (pin_to_cpu(0) || noise_start(&noise, 2, 0))
+		return 2;
+	for (int i = 0; i < 10; i++) {
+		volatile uint32_t *word = NULL;
+		pthread_t t;
+
+		if (pthread_create(&t, NULL, exit_in_grant_thread, &word) || pthread_join(t, NULL))
+			return 2;
+		if (!word)
+			return 3;
+		/* glibc keeps the stack (and the TLS in it) for reuse. */
+		if (lifecycle_abi == ABI_MAINLINE ? (*word & 0xff00) : (*word & 1))
+			return 4;
+	}
+	return 0;
+}
+
+TEST(thread_exit_inside_grant)
+{
+	static const enum abi abis[] = { ABI_MAINLINE, ABI_RSEQ_CR };
+
+	ASSERT_EQ(0, knob_set("slice_ext_grant", "1"));
+	for (int i = 0; i < 2; i++) {
+		lifecycle_abi = abis[i];
+		ASSERT_EQ(0, knob_set("slice_ext_abi", abi_names[abis[i]]));
+		EXPECT_EQ(0, in_child(exit_in_grant)) TH_LOG("%s", abi_names[abis[i]]);
+	}
+	knob_set("slice_ext_abi", "mainline");
+}
+
+/*
+ * A 32-bit system call (int $0x80) to the ABI's yield call inside a grant
+ * counts as yielded, not as revoked.
+ */
+static long int80(long nr)
+{
+	long ret;
+
+	__asm__ __volatile__("int $0x80" : "=a"(ret) : "a"(nr)
+			     : "memory", "r8", "r9", "r10", "r11");
+	return ret;
+}
+
+static int compat_yield(void)
+{
+	long nr = lifecycle_abi == ABI_MAINLINE ? 471 : 158;	/* i386 numbers */
+	char key[48];
+	long long y0, r0;
+	struct noise noise;
+	int ones = 0;
+	long ret;
+
+	if (pin_to_cpu(0) || abi_thread_setup(lifecycle_abi) || noise_start(&noise, 2, 0))
+		return 2;
+	snprintf(key, sizeof(key), "%s.yielded", abi_names[lifecycle_abi]);
+	y0 = stat_get(key);
+	snprintf(key, sizeof(key), "%s.revoked", abi_names[lifecycle_abi]);
+	r0 = stat_get(key);
+	for (int i = 0; i < 5; i++) {
+		if (!wait_for_grant(lifecycle_abi, now_ns() + 30000000000ull))
+			return 3;
+		ret = int80(nr);
+		if (ret < 0)
+			return 4;	/* no IA32 emulation: -ENOSYS */
+		/* 0 when the grant ended (expired, preempted) before the call. */
+		ones += ret == 1;
+		abi_exit(lifecycle_abi);
+	}
+	if (stat_get(key) != r0)
+		return 6;
+	if (lifecycle_abi == ABI_MAINLINE && ones < 3)
+		return 5;
+	snprintf(key, sizeof(key), "%s.yielded", abi_names[lifecycle_abi]);
+	return stat_get(key) - y0 >= 3 ? 0 : 7;
+}
+
+TEST(compat_yield_counts_as_yield)
+{
+	static const enum abi abis[] = { ABI_MAINLINE, ABI_RSEQ_CR };
+	char old[32];
+
+	ASSERT_EQ(0, knob_set("slice_ext_grant", "1"));
+	for (int i = 0; i < 2; i++) {
+		lifecycle_abi = abis[i];
+		ASSERT_EQ(0, knob_set("slice_ext_abi", abi_names[abis[i]]));
+		/* A long grant, so that it is still there when the call comes. */
+		ASSERT_EQ(0, knob_get("slice_ext_nsec", old, sizeof(old)));
+		ASSERT_EQ(0, knob_set("slice_ext_nsec", "1000000"));
+		EXPECT_EQ(0, in_child(compat_yield)) TH_LOG("%s", abi_names[abis[i]]);
+		knob_set("slice_ext_nsec", old);
+	}
+	knob_set("slice_ext_abi", "mainline");
 }
 
 /* ---- rseq-cr ----------------------------------------------------------------- */
@@ -379,6 +768,107 @@ TEST(task_getshared_no_leak)
 	/* The child's page went with its mm. */
 	during = shared_pages();
 	EXPECT_EQ(base, during);
+}
+
+/* Take a slot, unmap its page, exit: the page must go with the last slot. */
+static void *getshared_unmap_thread(void *arg)
+{
+	void *addr = NULL;
+
+	if (syscall(__NR_task_getshared, TASK_SHAREDINFO, 0, &addr) || !addr)
+		return NULL;
+	if (munmap((void *)((uintptr_t)addr & ~(uintptr_t)4095), 4096))
+		return NULL;
+	return addr;
+}
+
+TEST(task_getshared_unmap_churn_frees_pages)
+{
+	long base = shared_pages();
+	int status;
+	pid_t pid;
+
+	ASSERT_GE(base, 0);
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (pid == 0) {
+		for (int i = 0; i < 20000; i++) {
+			void *ret = NULL;
+			pthread_t t;
+
+			if (pthread_create(&t, NULL, getshared_unmap_thread, NULL) ||
+			    pthread_join(t, &ret) || !ret)
+				_exit(2);
+		}
+		/* Every page was unmapped and its only slot released. */
+		_exit(shared_pages() - base <= 1 && maps_count("[task_shared]") == 0 ? 0 : 1);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+	EXPECT_EQ(base, shared_pages());
+}
+
+/* Threads that hold a slot in an unmapped page each: ENOSPC past 256 pages. */
+static pthread_barrier_t hold_barrier;
+static atomic_int hold_enospc, hold_other, hold_done;
+static pthread_mutex_t hold_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void *getshared_hold_thread(void *arg)
+{
+	void *addr = NULL;
+
+	/* One at a time, so that no thread gets a slot in a page being unmapped. */
+	pthread_mutex_lock(&hold_lock);
+	if (syscall(__NR_task_getshared, TASK_SHAREDINFO, 0, &addr)) {
+		if (errno == ENOSPC)
+			atomic_fetch_add(&hold_enospc, 1);
+		else
+			atomic_fetch_add(&hold_other, 1);
+	} else {
+		munmap((void *)((uintptr_t)addr & ~(uintptr_t)4095), 4096);
+	}
+	pthread_mutex_unlock(&hold_lock);
+	atomic_fetch_add(&hold_done, 1);
+	pthread_barrier_wait(&hold_barrier);
+	return NULL;
+}
+
+TEST(task_getshared_page_limit)
+{
+	enum { N = 260 };
+	long base = shared_pages();
+	int status;
+	pid_t pid;
+
+	ASSERT_GE(base, 0);
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (pid == 0) {
+		static pthread_t t[N];
+		pthread_attr_t attr;
+
+		pthread_attr_init(&attr);
+		pthread_attr_setstacksize(&attr, 64 * 1024);
+		pthread_barrier_init(&hold_barrier, NULL, N + 1);
+		for (int i = 0; i < N; i++)
+			if (pthread_create(&t[i], &attr, getshared_hold_thread, NULL))
+				_exit(2);
+		/* All N threads have asked: 256 got a page each, 4 were refused. */
+		while (atomic_load(&hold_done) < N)
+			usleep(1000);
+		if (shared_pages() - base != 256)
+			_exit(3);
+		pthread_barrier_wait(&hold_barrier);
+		for (int i = 0; i < N; i++)
+			pthread_join(t[i], NULL);
+		_exit(atomic_load(&hold_enospc) == N - 256 && !atomic_load(&hold_other) &&
+		      shared_pages() == base ? 0 : 1);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+	EXPECT_EQ(base, shared_pages());
 }
 
 TEST(task_getshared_fork_child_has_none)

@@ -10,10 +10,14 @@
  *   checks their relations against the kernel's counters.
  *
  * - rt_policy: a SCHED_FIFO thread woken periodically on the CPU of a task
- *   that holds one-tick extensions. Under never-delay-rt the RT wakeup ends
- *   the grant at once (counted aborted); under bounded it waits for the
- *   grant. The RT thread's wakeup latency is printed for grants on, grants
- *   off and the bounded policy; the test asserts the counts, not the times.
+ *   that holds one-tick rseq-cr extensions. Under never-delay-rt the RT
+ *   wakeup ends the grant at once (counted aborted); under bounded it waits
+ *   for the grant. The RT thread's wakeup latency is printed for grants on,
+ *   grants off and the bounded policy; the test asserts the counts, not
+ *   the times.
+ *
+ * - mainline_further_resched_schedules: the same with mainline under
+ *   bounded: 7.0's rule ends a grant at the next reschedule request.
  */
 #include "slice_ext_util.h"
 
@@ -206,7 +210,7 @@ static int cmp_u64(const void *a, const void *b)
  * The test thread asks for extensions around 200 us critical sections on
  * CPU 0, beside a CPU hog and the RT probe. Returns the per-task counters.
  */
-static int rt_phase(struct __test_metadata *_metadata, const char *label,
+static int rt_phase(struct __test_metadata *_metadata, enum abi abi, const char *label,
 		    const char *grant, const char *policy, long long k[4])
 {
 	static const char *const names[4] = {
@@ -246,10 +250,10 @@ static int rt_phase(struct __test_metadata *_metadata, const char *label,
 	end = start + 20000 * 1000 * 1000ull;
 	while (now_ns() < end &&
 	       (now_ns() < start + 3000 * 1000 * 1000ull || probe->n < 500)) {
-		abi_enter(ABI_MAINLINE);
+		abi_enter(abi);
 		spin_ns(200 * 1000);
-		if (abi_exit(ABI_MAINLINE))
-			syscall(__NR_rseq_slice_yield);
+		if (abi_exit(abi))
+			abi_yield(abi);
 		spin_ns(20 * 1000);
 	}
 	atomic_store(&probe->stop, 1);
@@ -269,25 +273,33 @@ static int rt_phase(struct __test_metadata *_metadata, const char *label,
 	return 0;
 }
 
+/*
+ * The RT policy, with rseq-cr: its keep() rule lets a task in its critical
+ * section run on through further reschedule requests, so the policy decides
+ * whether an RT wakeup waits.
+ */
 TEST(rt_policy)
 {
 	char old_nsec[32], old_policy[32];
 	long long never[4], off[4], bounded[4];
 
-	ASSERT_EQ(0, knob_set("slice_ext_abi", "mainline"));
+	ASSERT_EQ(0, knob_set("slice_ext_abi", "rseq-cr"));
 	ASSERT_EQ(0, knob_get("slice_ext_nsec", old_nsec, sizeof(old_nsec)));
 	ASSERT_EQ(0, knob_get("slice_ext_rt_policy", old_policy, sizeof(old_policy)));
 	/* One tick, so that an RT wakeup inside a grant is likely. */
 	ASSERT_EQ(0, knob_set("slice_ext_nsec", "1000000"));
 	ASSERT_EQ(0, pin_to_cpu(0));
-	ASSERT_EQ(0, abi_thread_setup(ABI_MAINLINE));
+	ASSERT_EQ(0, abi_thread_setup(ABI_RSEQ_CR));
 
-	ASSERT_EQ(0, rt_phase(_metadata, "grants on, never-delay-rt:", "1", "never-delay-rt", never));
-	ASSERT_EQ(0, rt_phase(_metadata, "grants off:", "0", "never-delay-rt", off));
-	ASSERT_EQ(0, rt_phase(_metadata, "grants on, bounded:", "1", "bounded", bounded));
+	ASSERT_EQ(0, rt_phase(_metadata, ABI_RSEQ_CR, "grants on, never-delay-rt:", "1",
+			      "never-delay-rt", never));
+	ASSERT_EQ(0, rt_phase(_metadata, ABI_RSEQ_CR, "grants off:", "0", "never-delay-rt", off));
+	ASSERT_EQ(0, rt_phase(_metadata, ABI_RSEQ_CR, "grants on, bounded:", "1", "bounded",
+			      bounded));
 	knob_set("slice_ext_nsec", old_nsec);
 	knob_set("slice_ext_rt_policy", old_policy);
 	knob_set("slice_ext_grant", "1");
+	knob_set("slice_ext_abi", "mainline");
 
 	EXPECT_GT(never[0], 0);
 	EXPECT_EQ(0, off[0]);
@@ -301,6 +313,32 @@ TEST(rt_policy)
 	EXPECT_GT(never[3] + never[1], 0);
 	EXPECT_EQ(0, bounded[3]);
 	EXPECT_EQ(0, bounded[1]);
+}
+
+/*
+ * Linux 7.0's rule, with mainline: a further reschedule request during a
+ * grant schedules, whatever the policy. Under bounded nothing is refused,
+ * and RT wakeups (and the hog's ticks) inside a grant end it ("aborted").
+ */
+TEST(mainline_further_resched_schedules)
+{
+	char old_nsec[32], old_policy[32];
+	long long bounded[4];
+
+	ASSERT_EQ(0, knob_set("slice_ext_abi", "mainline"));
+	ASSERT_EQ(0, knob_get("slice_ext_nsec", old_nsec, sizeof(old_nsec)));
+	ASSERT_EQ(0, knob_get("slice_ext_rt_policy", old_policy, sizeof(old_policy)));
+	ASSERT_EQ(0, knob_set("slice_ext_nsec", "1000000"));
+	ASSERT_EQ(0, pin_to_cpu(0));
+	ASSERT_EQ(0, abi_thread_setup(ABI_MAINLINE));
+	ASSERT_EQ(0, rt_phase(_metadata, ABI_MAINLINE, "mainline, bounded:", "1", "bounded",
+			      bounded));
+	knob_set("slice_ext_nsec", old_nsec);
+	knob_set("slice_ext_rt_policy", old_policy);
+
+	EXPECT_GT(bounded[0], 0);
+	EXPECT_EQ(0, bounded[3]);
+	EXPECT_GT(bounded[1], 0);
 }
 
 TEST_HARNESS_MAIN

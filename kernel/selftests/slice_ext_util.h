@@ -150,9 +150,62 @@ static inline int pin_to_cpu(int cpu)
 
 /* ---- the ABIs, as user space uses them ------------------------------------ */
 
-static inline struct rseq *rseq_area(void)
+#ifndef RSEQ_SIG
+#define RSEQ_SIG 0x53053053
+#endif
+#ifndef ENOTSUPP
+#define ENOTSUPP 524
+#endif
+
+/* glibc's registered rseq area (32 bytes with glibc before 2.41). */
+static inline struct rseq *glibc_rseq_area(void)
 {
 	return (struct rseq *)((char *)__builtin_thread_pointer() + __rseq_offset);
+}
+
+/* A thread's own rseq area, longer than 32 bytes: "RSEQ V2" (7.0.10, 7.1). */
+struct rseq_v2_area {
+	struct rseq r;
+	char pad[32];
+} __attribute__((aligned(64)));
+
+static __thread struct rseq_v2_area own_rseq;
+static __thread bool own_rseq_registered;
+
+/* The calling thread's rseq area: its own once registered, else glibc's. */
+static inline struct rseq *rseq_area(void)
+{
+	return own_rseq_registered ? &own_rseq.r : glibc_rseq_area();
+}
+
+/* Unregister glibc's rseq area for the calling thread. */
+static inline int rseq_unregister_glibc(void)
+{
+	return syscall(__NR_rseq, glibc_rseq_area(), __rseq_size > 32 ? __rseq_size : 32,
+		       RSEQ_FLAG_UNREGISTER, RSEQ_SIG);
+}
+
+/* Move the calling thread to its own 64-byte registration; 0 or -errno. */
+static inline int rseq_register_v2(int flags)
+{
+	if (own_rseq_registered)
+		return 0;
+	if (__rseq_size && rseq_unregister_glibc())
+		return -errno;
+	memset(&own_rseq, 0, sizeof(own_rseq));
+	own_rseq.r.cpu_id = RSEQ_CPU_ID_UNINITIALIZED;
+	if (syscall(__NR_rseq, &own_rseq, sizeof(own_rseq), flags, RSEQ_SIG))
+		return -errno;
+	own_rseq_registered = true;
+	return 0;
+}
+
+static inline int rseq_unregister_v2(void)
+{
+	if (syscall(__NR_rseq, &own_rseq, sizeof(own_rseq), RSEQ_FLAG_UNREGISTER, RSEQ_SIG))
+		return -errno;
+	own_rseq_registered = false;
+	return 0;
 }
 
 enum abi { ABI_RSEQ_CR, ABI_TASK_SHARED, ABI_MAINLINE };
@@ -176,6 +229,17 @@ static inline int abi_thread_setup(enum abi abi)
 			return 0;
 		return syscall(__NR_task_getshared, TASK_SHAREDINFO, 0, &tls_shared) ? -errno : 0;
 	case ABI_MAINLINE:
+		/*
+		 * Under Linux 7.1's rules (the default) glibc's 32-byte
+		 * registration is refused with ENOTSUPP: use an own one.
+		 */
+		if (!prctl(PR_RSEQ_SLICE_EXTENSION, PR_RSEQ_SLICE_EXTENSION_SET,
+			   PR_RSEQ_SLICE_EXT_ENABLE, 0, 0))
+			return 0;
+		if (errno != ENOTSUPP || own_rseq_registered)
+			return -errno;
+		if (rseq_register_v2(0))
+			return -errno;
 		return prctl(PR_RSEQ_SLICE_EXTENSION, PR_RSEQ_SLICE_EXTENSION_SET,
 			     PR_RSEQ_SLICE_EXT_ENABLE, 0, 0) ? -errno : 0;
 	}
