@@ -88,9 +88,14 @@ static int register_own_rseq(void)
 {
 	if (own_rseq_registered)
 		return 0;
+	/*
+	 * glibc registers a new thread only if the creating thread's area
+	 * shows a CPU, which it no longer does once that thread moved to
+	 * its own area: then there is nothing to unregister (EINVAL).
+	 */
 	if (__rseq_size && syscall(__NR_rseq, rseq_area(),
 				   __rseq_size > SLICE__RSEQ_ORIG_SIZE ? __rseq_size : SLICE__RSEQ_ORIG_SIZE,
-				   SLICE__RSEQ_FLAG_UNREGISTER, SLICE__RSEQ_SIG))
+				   SLICE__RSEQ_FLAG_UNREGISTER, SLICE__RSEQ_SIG) && errno != EINVAL)
 		return -1;
 	memset(&own_rseq, 0, sizeof(own_rseq));
 	own_rseq.cpu_id = (uint32_t)-1;
@@ -110,7 +115,8 @@ static volatile uint32_t *rseq_word(void)
 /*
  * The mainline opt-in. Under Linux 7.0's rules glibc's registration is
  * enough; under 7.0.10's and 7.1's the prctl refuses a 32-byte one with
- * ENOTSUPP, and the thread registers its own area and asks again.
+ * ENOTSUPP, and the thread registers its own area and asks again (also
+ * when glibc registered none for it: ENXIO).
  */
 static int mainline_enable(void)
 {
@@ -118,7 +124,8 @@ static int mainline_enable(void)
 		if (!prctl(SLICE__PR_RSEQ_SLICE_EXTENSION, SLICE__PR_RSEQ_SLICE_EXTENSION_SET,
 			   SLICE__PR_RSEQ_SLICE_EXT_ENABLE, 0, 0))
 			return 0;
-		if (errno != SLICE__ENOTSUPP || own_rseq_registered)
+		/* ENXIO: glibc did not register this thread (see register_own_rseq()). */
+		if ((errno != SLICE__ENOTSUPP && errno != ENXIO) || own_rseq_registered)
 			return -1;
 	}
 	if (register_own_rseq())

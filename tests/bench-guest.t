@@ -36,6 +36,12 @@ done
 extend-sched -w --abi mainline --duration 2 --json /host/es-mainline-w.json ||
 	echo "extend-sched-failed mainline -w"
 echo mainline >$k/slice_ext_abi
+# Linux 7.0's rules: the library uses glibc's 32-byte rseq area as it is.
+echo 7.0 >$k/slice_ext_mainline_rules || exit 1
+locktable --abi mainline --clients 12 --hogs 12 --tables 2 --work-in 20 --work-out 5 \
+	--duration 2 --warmup 1 --interval 0 --json /host/lt-mainline-rules70.json ||
+	echo "locktable-failed mainline rules 7.0"
+echo 7.1 >$k/slice_ext_mainline_rules || exit 1
 swingbench-lite --abi mainline --mutex spin-ext --clients 50 --hogs 8 --scale 0.05 --duration 3 \
 	--warmup 1 --interval 0 --json /host/sbl.json || echo "swingbench-lite-failed"
 EOF
@@ -81,6 +87,12 @@ for abi in "${abis[@]}"; do
 		diag "$abi $(basename "$f"): $(jq -c '{lib: .results.library, kernel: .results.kernel}' "$f" 2>/dev/null)"
 	done
 done
+ok "mainline under 7.1's rules (the default), the header says so" \
+	jq_true '.header.mainline_rules == "7.1"' "$tmp/share/lt-mainline-1.json"
+ok "mainline under 7.0's rules: correct, granted and yielded, the header says so" \
+	jq_true '.header.mainline_rules == "7.0" and .results.correct == true and
+		.results.library.granted > 0 and .results.kernel.yielded > 0' \
+	"$tmp/share/lt-mainline-rules70.json"
 ok "extend-sched -w (mainline): correct, and extended" \
 	jq_true '.config.extend_waiting == true and .results.correct == true and
 		.results.extended > 0' "$tmp/share/es-mainline-w.json"

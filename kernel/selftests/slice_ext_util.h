@@ -190,7 +190,8 @@ static inline int rseq_register_v2(int flags)
 {
 	if (own_rseq_registered)
 		return 0;
-	if (__rseq_size && rseq_unregister_glibc())
+	/* glibc registers no new thread once its creator left glibc's area. */
+	if (__rseq_size && rseq_unregister_glibc() && errno != EINVAL)
 		return -errno;
 	memset(&own_rseq, 0, sizeof(own_rseq));
 	own_rseq.r.cpu_id = RSEQ_CPU_ID_UNINITIALIZED;
@@ -236,7 +237,7 @@ static inline int abi_thread_setup(enum abi abi)
 		if (!prctl(PR_RSEQ_SLICE_EXTENSION, PR_RSEQ_SLICE_EXTENSION_SET,
 			   PR_RSEQ_SLICE_EXT_ENABLE, 0, 0))
 			return 0;
-		if (errno != ENOTSUPP || own_rseq_registered)
+		if ((errno != ENOTSUPP && errno != ENXIO) || own_rseq_registered)
 			return -errno;
 		if (rseq_register_v2(0))
 			return -errno;
