@@ -463,7 +463,13 @@ static void *exit_in_grant_thread(void *arg)
 	    !wait_for_grant(lifecycle_abi, now_ns() + 30000000000ull))
 		return NULL;
 	*word = (volatile uint32_t *)&rseq_area()->slice_ctrl.all;
-	pthread_exit(NULL);
+	/*
+	 * exit() itself, with no other system call first (pthread_exit()
+	 * makes some, and any of them would end the grant the usual way).
+	 * The kernel still clears the thread ID and wakes the joiner.
+	 */
+	syscall(SYS_exit, 0);
+	return NULL;
 }
 
 static int exit_in_grant(void)
