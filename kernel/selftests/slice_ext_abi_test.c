@@ -354,6 +354,7 @@ static int user_granted_child(void)
 
 TEST(mainline_user_granted)
 {
+	char old_nsec[32];
 	struct utsname u;
 	int ret;
 
@@ -362,13 +363,25 @@ TEST(mainline_user_granted)
 	ASSERT_EQ(0, knob_set("slice_ext_abi", "mainline"));
 	ASSERT_EQ(0, knob_set("slice_ext_grant", "1"));
 	ASSERT_EQ(0, uname(&u));
+	/* A long grant, so that it is still there when the task looks. */
+	ASSERT_EQ(0, knob_get("slice_ext_nsec", old_nsec, sizeof(old_nsec)));
+	ASSERT_EQ(0, knob_set("slice_ext_nsec", "1000000"));
 	ret = in_child(user_granted_child);
+	knob_set("slice_ext_nsec", old_nsec);
 	if (strstr(u.release, "-debug")) {
 		EXPECT_EQ(128 + SIGSEGV, ret);
 	} else {
 		EXPECT_EQ(0, ret);
 	}
 }
+
+/*
+ * Tests that take long on a slow (debug, KASAN) kernel: ten minutes each
+ * instead of the harness's 30 s.
+ */
+FIXTURE(slow) {};
+FIXTURE_SETUP(slow) {}
+FIXTURE_TEARDOWN(slow) {}
 
 /* ---- a grant's end and the task's life ------------------------------------ */
 
@@ -431,8 +444,13 @@ static int fork_in_grant_parent(void)
 			return 2;
 		if (pid == 0)
 			_exit(forked_in_grant());
-		if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status))
+		if (waitpid(pid, &status, 0) != pid)
 			return 4;
+		/* 10 + the child's exit status, or 40 + its signal. */
+		if (WIFSIGNALED(status))
+			return 40 + WTERMSIG(status);
+		if (WEXITSTATUS(status))
+			return 10 + WEXITSTATUS(status);
 		/* The fork ended the grant ("revoked"): nothing left to yield. */
 		if (abi_exit(lifecycle_abi))
 			return 5;
@@ -441,7 +459,7 @@ static int fork_in_grant_parent(void)
 	return 0;
 }
 
-TEST(fork_inside_grant)
+TEST_F_TIMEOUT(slow, fork_inside_grant, 600)
 {
 	static const enum abi abis[] = { ABI_MAINLINE, ABI_RSEQ_CR };
 
@@ -493,7 +511,7 @@ static int exit_in_grant(void)
 	return 0;
 }
 
-TEST(thread_exit_inside_grant)
+TEST_F_TIMEOUT(slow, thread_exit_inside_grant, 600)
 {
 	static const enum abi abis[] = { ABI_MAINLINE, ABI_RSEQ_CR };
 
@@ -552,7 +570,7 @@ static int compat_yield(void)
 	return stat_get(key) - y0 >= 3 ? 0 : 7;
 }
 
-TEST(compat_yield_counts_as_yield)
+TEST_F_TIMEOUT(slow, compat_yield_counts_as_yield, 600)
 {
 	static const enum abi abis[] = { ABI_MAINLINE, ABI_RSEQ_CR };
 	char old[32];
@@ -788,7 +806,7 @@ static void *getshared_unmap_thread(void *arg)
 	return addr;
 }
 
-TEST(task_getshared_unmap_churn_frees_pages)
+TEST_F_TIMEOUT(slow, task_getshared_unmap_churn_frees_pages, 600)
 {
 	long base = shared_pages();
 	int status;
@@ -840,7 +858,7 @@ static void *getshared_hold_thread(void *arg)
 	return NULL;
 }
 
-TEST(task_getshared_page_limit)
+TEST_F_TIMEOUT(slow, task_getshared_page_limit, 600)
 {
 	enum { N = 260 };
 	long base = shared_pages();
