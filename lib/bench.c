@@ -452,6 +452,8 @@ int bench_json_open(struct bench_json *j, const char *path, const char *tool)
 void bench_json_header(struct bench_json *j, const char *tool, int argc, char **argv,
 		       const char *abi, const struct bench_env *env)
 {
+	char cs_end[32] = "";
+
 	fputc('{', j->f);
 	j->depth = 1;
 	j->first[1] = true;
@@ -466,6 +468,17 @@ void bench_json_header(struct bench_json *j, const char *tool, int argc, char **
 	bench_json_str(j, "preset", env->preset);
 	bench_json_u64(j, "nr_cpus", env->nr_cpus);
 	bench_json_str(j, "clocksource", env->clocksource);
+	/*
+	 * The header is written after the run: a clocksource watchdog that
+	 * switched away from the TSC meanwhile made clock_gettime() a system
+	 * call, which ends any extension at the next clock read.
+	 */
+	read_line("/sys/devices/system/clocksource/clocksource0/current_clocksource",
+		  cs_end, sizeof(cs_end));
+	bench_json_str(j, "clocksource_end", cs_end);
+	if (strcmp(cs_end, env->clocksource))
+		fprintf(stderr, "%s: warning: the clocksource changed from %s to %s during the run\n",
+			tool, env->clocksource, cs_end);
 	bench_json_str(j, "abi", abi);
 	if (env->have_knobs) {
 		bench_json_str(j, "kernel_abi", env->knob_abi);

@@ -18,9 +18,23 @@
  *
  * - mainline_further_resched_schedules: the same with mainline under
  *   bounded: 7.0's rule ends a grant at the next reschedule request.
+ *
+ * - rt_remote_wakeup_never_waits: a SCHED_FIFO thread on CPU 0 woken by a
+ *   thread on CPU 1 every 5-60 us, while the task on CPU 0 asks for 50 us
+ *   extensions around critical sections longer than that, with a 50 us
+ *   base slice so that nearly every tick decides a grant. The kernel
+ *   counts, in nr_rt_waited, each grant whose timer found an RT task
+ *   queued with no reschedule pending: a wakeup the grant absorbed. Under
+ *   never-delay-rt that count is 0 for every ABI, however a remote wakeup
+ *   interleaves with the grant decision; under bounded, rseq-cr's keep()
+ *   rule makes it positive. With the policy checked before the runqueue
+ *   lock is taken (the review's race, tests/mutations
+ *   kernel-rt-lockless-check), two runs counted 6 and 26 lost wakeups
+ *   with rseq-cr and 3 and 3 with mainline, under never-delay-rt.
  */
 #include "slice_ext_util.h"
 
+#include <linux/futex.h>
 #include <sys/resource.h>
 
 #include "kselftest_harness.h"
@@ -340,5 +354,213 @@ TEST(mainline_further_resched_schedules)
 	EXPECT_EQ(0, bounded[3]);
 	EXPECT_GT(bounded[1], 0);
 }
+
+/* A SCHED_FIFO thread on CPU 0 that sleeps on a futex; woken from CPU 1. */
+struct remote_rt {
+	pthread_t rt_tid, waker_tid;
+	atomic_int word;	/* 1: wake up */
+	atomic_int stop;
+	atomic_llong woken;	/* wakeups the RT thread consumed */
+	unsigned int seed;
+};
+
+static void futex_wait_word(atomic_int *word, int val)
+{
+	syscall(SYS_futex, word, FUTEX_WAIT_PRIVATE, val, NULL, NULL, 0);
+}
+
+static void futex_wake_word(atomic_int *word)
+{
+	syscall(SYS_futex, word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+}
+
+static void *remote_rt_main(void *arg)
+{
+	struct remote_rt *r = arg;
+
+	while (!atomic_load(&r->stop)) {
+		if (!atomic_exchange(&r->word, 0)) {
+			futex_wait_word(&r->word, 0);
+			continue;
+		}
+		atomic_fetch_add(&r->woken, 1);
+	}
+	return NULL;
+}
+
+/* On CPU 1: wake the RT thread every 5-60 us, at random. */
+static void *remote_waker_main(void *arg)
+{
+	struct remote_rt *r = arg;
+
+	while (!atomic_load(&r->stop)) {
+		spin_ns(5000 + rand_r(&r->seed) % 55000);
+		atomic_store(&r->word, 1);
+		futex_wake_word(&r->word);
+	}
+	atomic_store(&r->word, 1);
+	futex_wake_word(&r->word);
+	return NULL;
+}
+
+static int remote_start(struct remote_rt *r, unsigned int seed)
+{
+	struct sched_param sp = { .sched_priority = 10 };
+	pthread_attr_t attr;
+	cpu_set_t set;
+
+	memset(r, 0, sizeof(*r));
+	r->seed = seed;
+	pthread_attr_init(&attr);
+	CPU_ZERO(&set);
+	CPU_SET(0, &set);
+	pthread_attr_setaffinity_np(&attr, sizeof(set), &set);
+	pthread_attr_setinheritsched(&attr, PTHREAD_EXPLICIT_SCHED);
+	pthread_attr_setschedpolicy(&attr, SCHED_FIFO);
+	pthread_attr_setschedparam(&attr, &sp);
+	if (pthread_create(&r->rt_tid, &attr, remote_rt_main, r))
+		return -1;
+	pthread_attr_destroy(&attr);
+	pthread_attr_init(&attr);
+	CPU_ZERO(&set);
+	CPU_SET(1, &set);
+	pthread_attr_setaffinity_np(&attr, sizeof(set), &set);
+	if (pthread_create(&r->waker_tid, &attr, remote_waker_main, r))
+		return -1;
+	pthread_attr_destroy(&attr);
+	return 0;
+}
+
+static void remote_stop(struct remote_rt *r)
+{
+	atomic_store(&r->stop, 1);
+	pthread_join(r->waker_tid, NULL);
+	pthread_join(r->rt_tid, NULL);
+}
+
+enum { REMOTE_GRANTED, REMOTE_ABORTED, REMOTE_EXPIRED, REMOTE_RT_WAITED, REMOTE_NR = 7 };
+
+/*
+ * The test thread on CPU 0, beside a CPU hog, runs 3 ms critical sections
+ * (longer than any grant) while the RT thread is woken from CPU 1.
+ * k: the counters' deltas, in the order of names[].
+ */
+static int remote_phase(struct __test_metadata *_metadata, enum abi abi, const char *policy,
+			unsigned int seed, long long k[REMOTE_NR], long long *woken)
+{
+	static const char *const names[REMOTE_NR] = {
+		"slice_ext.nr_granted", "slice_ext.nr_aborted", "slice_ext.nr_expired",
+		"slice_ext.nr_rt_waited", "slice_ext.nr_yielded", "slice_ext.nr_revoked",
+		"slice_ext.nr_denied",
+	};
+	struct remote_rt *r = calloc(1, sizeof(*r));
+	struct noise noise;
+	long long before[REMOTE_NR];
+	uint64_t start;
+
+	if (!r || knob_set("slice_ext_rt_policy", policy))
+		return -1;
+	if (noise_start(&noise, 1, 0) || remote_start(r, seed))
+		return -1;
+	/* A missing counter reads -1, and its delta would be a vacuous 0. */
+	for (int i = 0; i < REMOTE_NR; i++)
+		if ((before[i] = task_sched_get(names[i])) < 0)
+			return -1;
+	/* 3 s, and at least 100 grants (20 s at most on a slow guest). */
+	start = now_ns();
+	while (now_ns() < start + 20000 * 1000 * 1000ull &&
+	       (now_ns() < start + 3000 * 1000 * 1000ull ||
+		task_sched_get(names[0]) - before[0] < 100)) {
+		abi_enter(abi);
+		spin_ns(3000 * 1000);
+		if (abi_exit(abi))
+			abi_yield(abi);
+	}
+	remote_stop(r);
+	noise_stop(&noise);
+	for (int i = 0; i < REMOTE_NR; i++)
+		k[i] = task_sched_get(names[i]) - before[i];
+	*woken = atomic_load(&r->woken);
+	TH_LOG("%-8s %-14s seed %u: RT wakeups from CPU 1 %lld; granted %lld: aborted %lld, expired %lld, yielded %lld, revoked %lld; rt_waited %lld, denied %lld",
+	       abi_names[abi], policy, seed, *woken, k[0], k[1], k[2], k[4], k[5], k[3], k[6]);
+	free(r);
+	return 0;
+}
+
+/*
+ * "never-delay-rt" must not lose an RT wakeup sent from another CPU while
+ * the grant is being decided: the policy check and the clearing of the
+ * reschedule happen under the runqueue lock the waker takes too.
+ */
+/* Three phases of up to 20 s each on a slow guest: more than the default 30 s. */
+FIXTURE(slow) {};
+FIXTURE_SETUP(slow) {}
+FIXTURE_TEARDOWN(slow) {}
+
+/*
+ * The harness's fork wrapper keeps its child's pid in a local that GCC 12
+ * flags as clobbered by the harness's own setjmp(); nothing here uses it.
+ */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wclobbered"
+TEST_F_TIMEOUT(slow, rt_remote_wakeup_never_waits, 300)
+{
+	static const struct {
+		enum abi abi;
+		const char *policy;
+	} phases[] = {
+		{ ABI_RSEQ_CR, "never-delay-rt" },
+		{ ABI_MAINLINE, "never-delay-rt" },
+		/* The control: under bounded, rseq-cr's grants make RT wakeups wait. */
+		{ ABI_RSEQ_CR, "bounded" },
+	};
+	static const char base_slice[] = "/sys/kernel/debug/sched/base_slice_ns";
+	unsigned int seed = (unsigned int)now_ns();
+	char old_nsec[32], old_policy[32], old_slice[32] = "";
+	long long k[REMOTE_NR], woken;
+
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
+		SKIP(return, "needs two CPUs");
+	ASSERT_EQ(0, knob_get("slice_ext_rt_policy", old_policy, sizeof(old_policy)));
+	/*
+	 * A 50 us base slice: every tick that finds the test thread running
+	 * asks it to reschedule, so a grant is decided at nearly every tick,
+	 * each a chance for a remote wakeup to race with the decision.
+	 */
+	if (!read_file(base_slice, old_slice, sizeof(old_slice)))
+		ASSERT_EQ(0, write_file(base_slice, "50000"));
+	ASSERT_EQ(0, knob_set("slice_ext_grant", "1"));
+	ASSERT_EQ(0, pin_to_cpu(0));
+
+	for (size_t i = 0; i < sizeof(phases) / sizeof(phases[0]); i++) {
+		enum abi abi = phases[i].abi;
+		bool control = !strcmp(phases[i].policy, "bounded");
+
+		ASSERT_EQ(0, knob_set("slice_ext_abi", abi_names[abi]));
+		ASSERT_EQ(0, knob_get("slice_ext_nsec", old_nsec, sizeof(old_nsec)));
+		/*
+		 * 50 us: the timer fires long before the next tick, which
+		 * would otherwise end a grant that absorbed a wakeup first.
+		 */
+		ASSERT_EQ(0, knob_set("slice_ext_nsec", "50000"));
+		ASSERT_EQ(0, abi_thread_setup(abi));
+		ASSERT_EQ(0, remote_phase(_metadata, abi, phases[i].policy, seed + i, k, &woken));
+		ASSERT_EQ(0, knob_set("slice_ext_nsec", old_nsec));
+		EXPECT_GT(woken, 1000);
+		EXPECT_GT(k[REMOTE_GRANTED], 0);
+		if (control) {
+			EXPECT_GT(k[REMOTE_RT_WAITED], 0);
+		} else {
+			/* RT wakeups ended grants: the scenario happened. */
+			EXPECT_GT(k[REMOTE_ABORTED], 0);
+			EXPECT_EQ(0, k[REMOTE_RT_WAITED]);
+		}
+	}
+	knob_set("slice_ext_rt_policy", old_policy);
+	knob_set("slice_ext_abi", "mainline");
+	if (old_slice[0])
+		write_file(base_slice, old_slice);
+}
+#pragma GCC diagnostic pop
 
 TEST_HARNESS_MAIN
