@@ -438,6 +438,12 @@ static void on_usr1(int sig)
 	(void)sig;
 }
 
+/* The seed of fuzzing process @i of round @round. */
+static uint64_t process_seed(uint64_t round, int i)
+{
+	return opt_seed ^ (round * 131 + i + 1) * 0xbf58476d1ce4e5b9ull;
+}
+
 /* One fuzzing process: opt_threads workers, each with its own stream. */
 static int fuzz_process(uint64_t seed)
 {
@@ -445,13 +451,19 @@ static int fuzz_process(uint64_t seed)
 
 	sigaction(SIGUSR1, &sa, NULL);
 	workers = calloc(opt_threads, sizeof(*workers));
-	if (!workers)
+	if (!workers) {
+		fprintf(stderr, "# fuzz process %d: out of memory\n", getpid());
 		return 1;
+	}
 	for (int i = 0; i < opt_threads; i++) {
 		uint64_t s = seed ^ (0x9e3779b97f4a7c15ull * (i + 1));
+		int err = pthread_create(&workers[i], NULL, worker, (void *)(uintptr_t)(s | 1));
 
-		if (pthread_create(&workers[i], NULL, worker, (void *)(uintptr_t)(s | 1)))
+		if (err) {
+			fprintf(stderr, "# fuzz process %d: pthread_create of worker %d: %s\n",
+				getpid(), i, strerror(err));
 			return 1;
+		}
 	}
 	for (int i = 0; i < opt_threads; i++)
 		pthread_join(workers[i], NULL);
@@ -562,9 +574,11 @@ int main(int argc, char **argv)
 	/* Each process runs for a share of the time, then a new one starts. */
 	for (uint64_t round = 0; now_ns() < deadline; round++) {
 		for (int i = 0; i < opt_procs; i++) {
-			uint64_t seed = opt_seed ^ (round * 131 + i + 1) * 0xbf58476d1ce4e5b9ull;
+			uint64_t seed = process_seed(round, i);
 
 			pids[i] = fork();
+			if (pids[i] < 0)
+				printf("# round %" PRIu64 ": fork: %s\n", round, strerror(errno));
 			if (pids[i] == 0) {
 				uint64_t left = deadline - now_ns();
 
@@ -575,13 +589,23 @@ int main(int argc, char **argv)
 		for (int i = 0; i < opt_procs; i++) {
 			int status;
 
-			if (pids[i] < 0 || waitpid(pids[i], &status, 0) != pids[i]) {
+			if (pids[i] < 0) {
+				failed = 1;
+				continue;
+			}
+			if (waitpid(pids[i], &status, 0) != pids[i]) {
+				printf("# round %" PRIu64 ": waitpid %d: %s\n", round, pids[i],
+				       strerror(errno));
 				failed = 1;
 				continue;
 			}
 			/* A worker may be killed by a risky write of its own (7.1). */
-			if (WIFEXITED(status) && WEXITSTATUS(status))
+			if (WIFEXITED(status) && WEXITSTATUS(status)) {
+				printf("# round %" PRIu64 ": process %d (seed %#" PRIx64 ") exited %d\n",
+				       round, pids[i], process_seed(round, i),
+				       WEXITSTATUS(status));
 				failed = 1;
+			}
 		}
 	}
 	for (int i = 0; i < 5; i++)
