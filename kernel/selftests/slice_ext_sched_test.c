@@ -194,6 +194,28 @@ struct rt_probe {
 	uint64_t lat[4096];
 };
 
+/* Start @fn(@arg) on @cpu, as SCHED_FIFO priority 10 if @fifo. */
+static int start_pinned(pthread_t *tid, int cpu, bool fifo, void *(*fn)(void *), void *arg)
+{
+	struct sched_param sp = { .sched_priority = 10 };
+	pthread_attr_t attr;
+	cpu_set_t set;
+	int err;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	pthread_attr_init(&attr);
+	pthread_attr_setaffinity_np(&attr, sizeof(set), &set);
+	if (fifo) {
+		pthread_attr_setinheritsched(&attr, PTHREAD_EXPLICIT_SCHED);
+		pthread_attr_setschedpolicy(&attr, SCHED_FIFO);
+		pthread_attr_setschedparam(&attr, &sp);
+	}
+	err = pthread_create(tid, &attr, fn, arg);
+	pthread_attr_destroy(&attr);
+	return err ? -1 : 0;
+}
+
 /* SCHED_FIFO on CPU 0: sleep 2 ms, record how late the wakeup was. */
 static void *rt_probe_main(void *arg)
 {
@@ -231,26 +253,16 @@ static int rt_phase(struct __test_metadata *_metadata, enum abi abi, const char 
 		"slice_ext.nr_granted", "slice_ext.nr_aborted", "slice_ext.nr_expired",
 		"slice_ext.nr_denied",
 	};
-	struct sched_param sp = { .sched_priority = 10 };
 	struct rt_probe *probe = calloc(1, sizeof(*probe));
 	struct noise noise;
-	pthread_attr_t attr;
 	long long before[4];
-	cpu_set_t set;
 	uint64_t start, end;
 
 	if (!probe)
 		return -1;
 	if (knob_set("slice_ext_grant", grant) || knob_set("slice_ext_rt_policy", policy))
 		return -1;
-	CPU_ZERO(&set);
-	CPU_SET(0, &set);
-	pthread_attr_init(&attr);
-	pthread_attr_setaffinity_np(&attr, sizeof(set), &set);
-	pthread_attr_setinheritsched(&attr, PTHREAD_EXPLICIT_SCHED);
-	pthread_attr_setschedpolicy(&attr, SCHED_FIFO);
-	pthread_attr_setschedparam(&attr, &sp);
-	if (pthread_create(&probe->tid, &attr, rt_probe_main, probe))
+	if (start_pinned(&probe->tid, 0, true, rt_probe_main, probe))
 		return -1;
 	if (noise_start(&noise, 1, 0))
 		return -1;
@@ -408,30 +420,11 @@ static void *remote_waker_main(void *arg)
 
 static int remote_start(struct remote_rt *r, unsigned int seed)
 {
-	struct sched_param sp = { .sched_priority = 10 };
-	pthread_attr_t attr;
-	cpu_set_t set;
-
 	memset(r, 0, sizeof(*r));
 	r->seed = seed;
-	pthread_attr_init(&attr);
-	CPU_ZERO(&set);
-	CPU_SET(0, &set);
-	pthread_attr_setaffinity_np(&attr, sizeof(set), &set);
-	pthread_attr_setinheritsched(&attr, PTHREAD_EXPLICIT_SCHED);
-	pthread_attr_setschedpolicy(&attr, SCHED_FIFO);
-	pthread_attr_setschedparam(&attr, &sp);
-	if (pthread_create(&r->rt_tid, &attr, remote_rt_main, r))
+	if (start_pinned(&r->rt_tid, 0, true, remote_rt_main, r))
 		return -1;
-	pthread_attr_destroy(&attr);
-	pthread_attr_init(&attr);
-	CPU_ZERO(&set);
-	CPU_SET(1, &set);
-	pthread_attr_setaffinity_np(&attr, sizeof(set), &set);
-	if (pthread_create(&r->waker_tid, &attr, remote_waker_main, r))
-		return -1;
-	pthread_attr_destroy(&attr);
-	return 0;
+	return start_pinned(&r->waker_tid, 1, false, remote_waker_main, r);
 }
 
 static void remote_stop(struct remote_rt *r)
@@ -456,7 +449,7 @@ static int remote_phase(struct __test_metadata *_metadata, enum abi abi, const c
 		"slice_ext.nr_rt_waited", "slice_ext.nr_yielded", "slice_ext.nr_revoked",
 		"slice_ext.nr_denied",
 	};
-	struct remote_rt *r = calloc(1, sizeof(*r));
+	struct remote_rt *r = malloc(sizeof(*r));
 	struct noise noise;
 	long long before[REMOTE_NR];
 	uint64_t start;
