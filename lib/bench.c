@@ -14,6 +14,9 @@
 #include "bench.h"
 #include "slice.h"
 
+/* Read at the start and again when the JSON header is written, after the run. */
+#define CLOCKSOURCE_FILE "/sys/devices/system/clocksource/clocksource0/current_clocksource"
+
 uint64_t bench_now_ns(void)
 {
 	struct timespec ts;
@@ -252,8 +255,7 @@ void bench_env_read(struct bench_env *env)
 	read_line("/proc/sys/kernel/slice_ext_mainline_rules", env->knob_mainline_rules,
 		  sizeof(env->knob_mainline_rules));
 	env->nr_cpus = sysconf(_SC_NPROCESSORS_ONLN);
-	read_line("/sys/devices/system/clocksource/clocksource0/current_clocksource",
-		  env->clocksource, sizeof(env->clocksource));
+	read_line(CLOCKSOURCE_FILE, env->clocksource, sizeof(env->clocksource));
 	cmdline_value(env->cmdline, "slicebench.commit", env->commit, sizeof(env->commit));
 	cmdline_value(env->cmdline, "slicebench.kconfig", env->kconfig, sizeof(env->kconfig));
 	snprintf(env->preset, sizeof(env->preset), "%s",
@@ -473,8 +475,7 @@ void bench_json_header(struct bench_json *j, const char *tool, int argc, char **
 	 * switched away from the TSC meanwhile made clock_gettime() a system
 	 * call, which ends any extension at the next clock read.
 	 */
-	read_line("/sys/devices/system/clocksource/clocksource0/current_clocksource",
-		  cs_end, sizeof(cs_end));
+	read_line(CLOCKSOURCE_FILE, cs_end, sizeof(cs_end));
 	bench_json_str(j, "clocksource_end", cs_end);
 	if (strcmp(cs_end, env->clocksource))
 		fprintf(stderr, "%s: warning: the clocksource changed from %s to %s during the run\n",
