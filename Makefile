@@ -32,15 +32,13 @@ SELFTEST_CFLAGS := -isystem $(KHDR) -I $(KSELFTEST) -I kernel/selftests -Wno-sig
 
 # Scripts for the guest (busybox sh), installed as they are.
 GUEST_SCRIPTS := guest-image/guest-environment guest-image/sweep-runner
-# ...and the tests' own.
-GUEST_TEST_SCRIPTS := tests/guest/hang-forever
 
 # The benchmarks on lib/: each is bench/NAME/NAME.c, built for the guest
 # (static) and for the host (where they run with the ABI "none").
 BENCH_PROGS := locktable extend-sched lock-cost latency-probe unused-cost
 
 guest_targets := $(foreach p,$(GUEST_PROGS),$(GUEST_BIN)/$(firstword $(subst :, ,$(p)))) \
-	$(foreach s,$(GUEST_SCRIPTS) $(GUEST_TEST_SCRIPTS),$(GUEST_BIN)/$(notdir $(s))) \
+	$(foreach s,$(GUEST_SCRIPTS),$(GUEST_BIN)/$(notdir $(s))) \
 	$(addprefix $(GUEST_BIN)/,$(SELFTESTS)) \
 	$(addprefix $(GUEST_BIN)/,$(BENCH_PROGS)) $(GUEST_BIN)/swingbench-lite \
 	$(BUILD)/slice-abi-checked $(GUEST_BIN)/slice-fork
@@ -50,7 +48,7 @@ guest_targets := $(foreach p,$(GUEST_PROGS),$(GUEST_BIN)/$(firstword $(subst :, 
 LIB_SRC := lib/slice.c lib/bench.c
 LIB_HDR := lib/slice.h lib/bench.h
 HOST_PROGS := $(HOST_BIN)/slice_test $(HOST_BIN)/bench_test \
-	$(addprefix $(HOST_BIN)/,$(BENCH_PROGS)) $(HOST_BIN)/swingbench-lite $(HOST_BIN)/sbstat
+	$(addprefix $(HOST_BIN)/,$(BENCH_PROGS)) $(HOST_BIN)/swingbench-lite
 
 .PHONY: all deps kernel programs image check check-debug clean
 
@@ -58,10 +56,6 @@ all: kernel image $(HOST_PROGS)
 
 $(HOST_BIN)/%: lib/tests/%.c $(LIB_SRC) $(LIB_HDR) | $(HOST_BIN)
 	$(CC) $(SB_CFLAGS) -I lib -o $@ $< $(LIB_SRC) -lm
-
-# The report's statistics (Welch's t-test, t quantiles, confidence intervals).
-$(HOST_BIN)/sbstat: report/sbstat.c | $(HOST_BIN)
-	$(CC) $(SB_CFLAGS) -o $@ $< -lm
 
 define bench_rules
 $(HOST_BIN)/$(1): bench/$(1)/$(1).c $(LIB_SRC) $(LIB_HDR) | $(HOST_BIN)
@@ -117,9 +111,6 @@ $(GUEST_BIN)/%: kernel/selftests/%.c kernel/selftests/slice_ext_util.h $(KERNEL_
 	$(CC) $(SB_CFLAGS) $(SELFTEST_CFLAGS) -static -o $@ $< $(LDLIBS)
 
 $(GUEST_BIN)/%: guest-image/% | $(GUEST_BIN)
-	install -m 0755 $< $@
-
-$(GUEST_BIN)/%: tests/guest/% | $(GUEST_BIN)
 	install -m 0755 $< $@
 
 $(GUEST_BIN) $(HOST_BIN):

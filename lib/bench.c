@@ -423,6 +423,26 @@ void bench_json_hist(struct bench_json *j, const char *key, const struct hist *h
 	bench_json_u64(j, "p99_9_ns", hist_percentile(h, 0.999));
 	bench_json_u64(j, "max_ns", h->max);
 	bench_json_u64(j, "total_ns", h->sum);
+	/*
+	 * The non-empty buckets, [lower_ns, upper_ns, count] with upper
+	 * exclusive, one per line: enough for the report's CCDF of a run.
+	 */
+	bench_json_arr(j, "buckets");
+	for (unsigned int i = 0; i < HIST_BUCKETS; i++) {
+		uint64_t lower, width, upper;
+
+		if (!h->bucket[i])
+			continue;
+		lower = hist_lower(i, &width);
+		upper = lower + width;
+		/* The last bucket also holds everything beyond it. */
+		if (i == HIST_BUCKETS - 1 && h->max >= upper)
+			upper = h->max + 1;
+		json_key(j, NULL);
+		fprintf(j->f, "[%llu, %llu, %llu]", (unsigned long long)lower,
+			(unsigned long long)upper, (unsigned long long)h->bucket[i]);
+	}
+	bench_json_arr_end(j);
 	bench_json_obj_end(j);
 }
 

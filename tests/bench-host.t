@@ -24,6 +24,11 @@ ok "bench_test's JSON parses, with the shared header and a histogram" \
 	jq_true '.header.tool == "bench_test" and .header.version != null and
 		.results.all.count == 100000 and .results.quoted == "a \"b\"\\\n" and
 		.results.nan == null and .results.list == [1, 2]' "$tmp/bench_test.json"
+ok "... the histogram's buckets: counts summing to the count, ascending, each [lower, upper)" \
+	jq_true '.results.all.buckets as $b | ([$b[][2]] | add) == 100000 and
+		([$b[] | select(.[0] >= .[1])] | length) == 0 and
+		([range(1; $b | length) | select($b[.][0] < $b[. - 1][1])] | length) == 0 and
+		$b[0][0] == 1 and $b[-1][1] > 100000' "$tmp/bench_test.json"
 
 # locktable: a short run with the ABI none.
 out=$(timeout 120 "$bin/locktable" --clients 8 --hogs 2 --tables 4 --duration 1 --warmup 0 \

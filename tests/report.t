@@ -1,72 +1,134 @@
 #!/bin/bash
-# report/generate on fixture results folders: the environment table, the
-# trust section, and clear errors for malformed input.
+# report/generate on fixture results folders: the tables against numbers
+# computed by hand, every verdict class, unusual plans (a length run-all's
+# presets never use, no baseline arm, failed runs), an older folder's plan,
+# and clear errors, naming the file, for malformed or missing input.
 . "$(dirname "$0")/lib.sh"
 gen=$top/report/generate
-# A copy: the generator writes plots into the results folder.
+mk=$top/tests/fixtures/mkresults
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+# A copy: the generator writes plots into the results folder.
 cp -r "$top/tests/fixtures/results" "$tmp/"
 fx=$tmp/results
+# lt ARM_COLUMNS VALUES: a locktable point at 300 clients and 400 hogs.
+lt() { echo "bench=locktable clients=300 hogs=400 $1 values=$2"; }
+off() { lt "grant=0" "$1"; }
 
+# ---- the numbers ----------------------------------------------------------------
+# Off 100, 110, 120 SQL exec/s (mean 110, sd 10), task-shared 150, 160, 170
+# (160, 10): change 160/110 - 1 = +45.5%; Welch t = 50 / sqrt(100/3 + 100/3)
+# = 6.12 on 4 df, two-sided p = 0.0036. Fieller's 95% interval of the ratio
+# solves (160 - 110 R)^2 = t^2 (100/3)(1 + R^2) with t = qt(0.975, 4) =
+# 2.776445: R = 1.2239 and 1.7484, i.e. [+22.4%, +74.8%]. Same-repeat
+# ratios 1.5, 1.4545, 1.4167: geometric mean +45.7%, 3 of 3 above 1.
+"$mk" "$fx/two" "$(off 100,110,120)" "$(lt abi=task-shared 150,160,170)"
+out=$("$gen" "$fx/two" 2>&1)
+is "a results folder renders" "$?" 0
+like "the off row: mean ± σ, baseline" "$out" '\| off \| 3 \| 110 ± 10 \| baseline \|'
+like "the arm: mean ± σ, change with Fieller's CI, paired, sign count, p" "$out" \
+	'\| task-shared 50 us \| 3 \| 160 ± 10 \| \+45\.5% \[\+22\.4%, \+74\.8%\] \| \+45\.7% \[[^]]*\] \| 3/3 \| 0\.004 \|'
+like "the claim row: +45.5% [+22.4%, +74.8%] holds +44% and not 0" "$out" \
+	"Oracle's lock table.*\| \+44\.0% \| 110 ± 10 → 160 ± 10 SQL exec/s \(3, 3 runs\) \| \+45\.5% \[\+22\.4%, \+74\.8%\] \|.*\*\*consistent with the claim\*\*"
+like "the percentiles are medians over the runs" "$out" 'median over the runs'
+like "what the table can resolve is said" "$out" 'cannot be told from none here'
+like "the sign count over the table" "$out" '3 of 3 above 1 \(sign test p'
+ok "a strip plot of every run" test -s "$fx/two/plots/lt-main.png"
+ok "the lock wait CCDF" test -s "$fx/two/plots/lt-main-wait-ccdf.png"
+like "the appendix lists every run, with its order" "$out" '\| `locktable-300-400-task-shared-1-50000-r2` \| 5 \| 2 \|'
+like "it says the order was randomised, with the seed" "$out" 'random order \(seed 1,'
+unlike "a complete folder has no failed-runs section" "$out" '## Failed runs'
+
+# ---- every verdict class, against Oracle's +44% --------------------------------
+verdict() {
+	"$mk" "$fx/v-$1" "$(off 100,101,99,100,100)" "$(lt abi=task-shared "$2")"
+	like "verdict: $1" "$("$gen" "$fx/v-$1" 2>&1 | grep "^| Oracle's lock table")" "\*\*$3\*\*"
+}
+verdict consistent 143,145,144,146,142 "consistent with the claim"
+verdict smaller 110,111,109,110,110 "smaller than claimed"
+verdict larger 200,201,199,200,200 "larger than claimed"
+verdict no-effect 100,102,98,101,99 "no effect"
+verdict inconclusive 60,200,90,180,120 "inconclusive"
+verdict opposite 80,81,79,80,80 "opposite to the claim"
+like "an inconclusive verdict says how many runs would resolve it" "$("$gen" "$fx/v-inconclusive")" \
+	'\*\*inconclusive\*\*: the CI holds both 0 and the claim; about [0-9]+ runs per arm'
+"$mk" "$fx/v-unmeasured" "$(off 100,110,120)" "$(lt abi=mainline 150,160,170)"
+like "verdict: not measured, naming the missing runs" "$("$gen" "$fx/v-unmeasured")" \
+	"Oracle's lock table.*not measured: no arm runs \(\`bench=locktable clients=300 hogs=400 abi=task-shared"
+
+# ---- plans run-all's presets never make ---------------------------------------------
+# --ext-us 20 (and 7): the lengths appear in the main table and in the length sweep.
+"$mk" "$fx/ext" "$(off 100,110,120)" "$(lt "abi=mainline ext_ns=20000" 130,140,150)" \
+	"$(lt "abi=mainline ext_ns=7000" 120,125,130)"
+out=$("$gen" "$fx/ext" 2>&1)
+is "a plan with --ext-us 20,7 renders" "$?" 0
+like "... 20 us against off" "$out" '\| mainline 20 us \| 3 \| 140 ± 10 \| \+27\.3%'
+like "... 7 us against off" "$out" '\| mainline 7 us \| 3 \| 125 ± 5 \| \+13\.6%'
+ok "... and the length sweep's plot" test -s "$fx/ext/plots/lt-length.png"
+# --abis without off: no baseline; the report says so instead of dropping the section.
+"$mk" "$fx/nobase" "$(lt abi=mainline 150,160,170)" "$(lt abi=rseq-cr 140,150,160)"
+out=$("$gen" "$fx/nobase" 2>&1)
+is "a plan without off renders" "$?" 0
+like "... the main point says it has no baseline arm" "$out" 'no baseline arm\*\* \(`grant=0`\) was run'
+like "... and still shows the arms" "$out" '\| rseq-cr 50 us \| 3 \| 150 ± 10 \|'
+# A failed run and a run that never finished.
+"$mk" "$fx/failed" "$(off 100,110,-)" "$(lt abi=task-shared 150,x,170)"
+out=$("$gen" "$fx/failed" 2>&1)
+is "a folder with failed runs renders" "$?" 0
+like "the failed runs are listed, with the reason" "$out" \
+	'## Failed runs.*\| `locktable-300-400-task-shared-1-50000-r2` \| timeout: killed after its limit of 84s \|'
+like "... and a run that never finished says so" "$out" '\| `locktable-300-400-mainline-0-50000-r3` \| no result: the run did not finish'
+like "the point shows it has 2 of its 3 runs" "$out" '\| task-shared 50 us \| 2 \(\*\*2 of 3 runs\*\*\) \| 160 ± 14 \|'
+
+# ---- an older folder (untyped plan) ----------------------------------------------------
+out=$("$gen" "$fx/sweep" 2>&1)
+is "an older folder's plan renders" "$?" 0
+like "... and says its order was fixed" "$out" 'Run order: fixed'
+like "... off against mainline from its columns" "$out" '\| mainline 50 us \| 3 \| 160 ± 10 \| \+45\.5% \[\+22\.4%, \+74\.8%\]'
+# Host preemption: two vCPU threads sampled every 10 s; each waits 1 s per
+# 10 s during the three off runs (10%) and 0.5 s during the mainline runs (5%).
+like "host preemption per benchmark: median, min, max" "$out" '\| locktable \| 6 \| 10\.0% \| 5\.0% \| 10\.0% \|'
+like "host preemption per run, in the appendix" "$out" '\| `lt-c300-h400-mainline-50us-r1` \| 4 \| 1 \| .* \| 5\.0% \|'
+# Grant durations from the tracepoints: three expired 5 us grants that ran
+# 100, 200 and 300 us: harmonic mean 3 / (1/100 + 1/200 + 1/300) = 163.6 us.
+like "grant durations: harmonic mean, median, max" "$out" '\| 5 us \| expire \| 3 \| 163\.6 us \| 200\.0 us \| 300\.0 us \|'
 out=$("$gen" "$fx/minimal" 2>&1)
-is "a complete results folder renders" "$?" 0
+is "a folder with an empty plan renders" "$?" 0
 ok "the environment table has the guest kernel" grep -q '| guest_kernel_release | `6.12.118-slicebench` |' <<<"$out"
 ok "the trust section names TCG and the oversubscription" grep -q '4 vCPU threads share 2 host CPU' <<<"$out"
 
+# ---- malformed or missing input: an error naming the file --------------------------
 err=$("$gen" "$fx/bad-line" 2>&1 >/dev/null)
-is "a malformed line fails" "$?" 1
-ok "the error names the file and line" grep -q 'bad-line/environment.txt:2:' <<<"$err"
-
+is "a malformed environment line fails" "$?" 1
+like "... naming the file and line" "$err" 'bad-line/environment.txt:2:'
 err=$("$gen" "$fx/missing-field" 2>&1 >/dev/null)
-is "a missing field fails" "$?" 1
-ok "the error names the field" grep -q "field 'accelerator' is missing" <<<"$err"
-
+is "a missing environment field fails" "$?" 1
+like "... naming the field" "$err" "field 'accelerator' is missing"
 "$gen" "$fx/does-not-exist" >/dev/null 2>&1
 is "a missing folder fails" "$?" 1
-# A sweep: tables from raw JSON, against numbers computed by hand. Off runs
-# 100, 110, 120 SQL exec/s (mean 110, sd 10), mainline 150, 160, 170 (160,
-# 10): change (160 - 110) / 110 = +45.5%; Welch t = 50 / sqrt(100/3 + 100/3)
-# = 6.12 on 4 df, two-sided p = 0.0036. Preemptions while holding per 1000
-# executions: 10, 20, 30 (20 ± 10) and 1, 2, 3 (2 ± 1).
-out=$("$gen" "$fx/sweep" 2>&1)
-is "a sweep folder renders" "$?" 0
-like "the off row: mean ± sd, baseline" "$out" '\| off-50us \| 110\.0 ± 10\.0 \| baseline \|'
-like "the mainline row: mean ± sd, change and p" "$out" '\| mainline-50us \| 160\.0 ± 10\.0 \| \+45\.5% \| 0\.004 \|'
-like "preemptions while holding per 1000 executions" "$out" '20\.00 ± 10\.00 \|.*\n?.*2\.00 ± 1\.00'
-like "wait mean in us" "$out" '\| 2000\.0 ± 1000\.0 \|'
-like "claims absent from the run say so" "$out" 'Rostedt extend-sched: iterations \*\*\+13\.7%\*\* \(rseq-cr, 50 us\) \| not measured'
-like "the sweep table: off" "$out" '\| 300 \| 400 \| off \| 110\.0 ± 10\.0 \| baseline \| \|'
-like "the sweep table: mainline, change and p" "$out" '\| 300 \| 400 \| mainline \| 160\.0 ± 10\.0 \| \+45\.5% \| 0\.004 \|'
-# Host preemption: two vCPU threads sampled every 10 s; each waits 1 s per
-# 10 s during the three off runs (10%) and 0.5 s during the mainline runs
-# (5%), and runs 8 s per 10 s (2 x 0.8 = 1.6 host CPUs).
-like "host preemption: mean, median and worst run" "$out" \
-	'on average 7\.5% of the wall time runnable but waiting for a host CPU \(median run 7\.5%, worst 10\.0%'
-like "host preemption: host CPUs used" "$out" 'used 1\.60 host CPUs per second'
-like "host preemption per point: off" "$out" '\| lt-c300-h400-off-50us \| 10\.0% \|'
-like "host preemption per point: mainline" "$out" '\| lt-c300-h400-mainline-50us \| 5\.0% \|'
-# Grant durations from the tracepoints: three expired 5 us grants that ran
-# 100, 200 and 300 us: p50 200 us, p90 and max 300 us.
-like "how long grants last" "$out" '\| 5\.0 us \| expire \| 3 \| 200\.0 us \| 300\.0 us \| 300\.0 us \|'
-
-err=$("$gen" "$fx/sweep-missing-field" 2>&1 >/dev/null)
-is "a result without its field fails" "$?" 1
-like "the error names the file and the field" "$err" 'sweep-missing-field/raw/lt-c300-h400-off-50us-r2\.json: field \.results\.execs_per_s is missing'
-err=$("$gen" "$fx/sweep-bad-json" 2>&1 >/dev/null)
+cp -r "$fx/two" "$fx/badjson"
+echo '{"results": ' >"$fx/badjson/raw/locktable-300-400-task-shared-1-50000-r3.json"
+err=$("$gen" "$fx/badjson" 2>&1 >/dev/null)
 is "a result that is not JSON fails" "$?" 1
-like "the error names the file" "$err" 'sweep-bad-json/raw/lt-c300-h400-mainline-50us-r3\.json: not valid JSON'
-# Failed runs are listed with their reason, and a point with fewer runs than
-# planned says so beside its numbers: mainline r3 timed out, off r3 never
-# finished (no result, no reason).
-cp -r "$fx/sweep" "$fx/sweep-failed"
-rm "$fx/sweep-failed/raw/lt-c300-h400-mainline-50us-r3.json" "$fx/sweep-failed/raw/lt-c300-h400-off-50us-r3.json"
-echo "timeout: killed after its limit of 84s" >"$fx/sweep-failed/raw/lt-c300-h400-mainline-50us-r3.failed"
-out=$("$gen" "$fx/sweep-failed" 2>&1)
-is "a folder with failed runs renders" "$?" 0
-like "the failed runs are listed, with the reason" "$out" \
-	'## Failed runs.*\| `lt-c300-h400-mainline-50us-r3` \| timeout: killed after its limit of 84s \|'
-like "... and a run that never finished says so" "$out" '\| `lt-c300-h400-off-50us-r3` \| no result: the run did not finish'
-like "the point shows it has 2 of its 3 runs" "$out" '\| mainline-50us \| 155\.0 ± 7\.1 \(\*\*2 of 3 runs\*\*\)'
-unlike "a complete folder has no failed-runs section" "$("$gen" "$fx/sweep" 2>&1)" '## Failed runs'
+like "... naming the file" "$err" 'badjson/raw/locktable-300-400-task-shared-1-50000-r3\.json: not valid JSON'
+cp -r "$fx/two" "$fx/nofield"
+jq 'del(.results.kernel)' "$fx/two/raw/locktable-300-400-mainline-0-50000-r2.json" >"$fx/nofield/raw/locktable-300-400-mainline-0-50000-r2.json"
+err=$("$gen" "$fx/nofield" 2>&1 >/dev/null)
+is "a result without a field fails, never a zero" "$?" 1
+like "... naming the file and the field" "$err" 'nofield/raw/locktable-300-400-mainline-0-50000-r2\.json: field \.results\.kernel\.granted is missing'
+cp -r "$fx/two" "$fx/mismatch"
+jq '.header.extension_ns = 5000' "$fx/two/raw/locktable-300-400-task-shared-1-50000-r1.json" >"$fx/mismatch/raw/locktable-300-400-task-shared-1-50000-r1.json"
+err=$("$gen" "$fx/mismatch" 2>&1 >/dev/null)
+is "a run whose header disagrees with its plan row fails" "$?" 1
+like "... saying what disagrees" "$err" 'r1\.json: the run says extension_ns=5000, its plan row says 50000'
+cp -r "$fx/two" "$fx/badplan"
+sed -i '6s/\t300\t400\t/\tmany\t400\t/' "$fx/badplan/plan.tsv"
+err=$("$gen" "$fx/badplan" 2>&1 >/dev/null)
+is "a plan with a malformed column fails" "$?" 1
+like "... naming the file, line and column" "$err" "badplan/plan.tsv:6: column clients is not a number: 'many'"
+cp -r "$fx/two" "$fx/noplan"
+rm "$fx/noplan/plan.tsv"
+err=$("$gen" "$fx/noplan" 2>&1 >/dev/null)
+is "a folder without its plan fails" "$?" 1
+like "... naming it" "$err" 'noplan/plan.tsv: missing'
 done_testing

@@ -16,7 +16,7 @@ out=$("$top/run-all" --smoke --name "$name" --report "$tmp/REPORT.md" 2>&1)
 rc=$?
 is "run-all --smoke exits 0" "$rc" 0
 [ $rc = 0 ] || diag "$(tail -30 <<<"$out")"
-planned=$(wc -l <"$results/plan.tsv" 2>/dev/null || echo 0)
+planned=$(grep -v '^#' "$results/plan.tsv" 2>/dev/null | tail -n +2 | wc -l)
 got=$(ls "$results"/raw/*.json 2>/dev/null | wc -l)
 ok "the plan has points" test "$planned" -gt 10
 is "every planned run left its JSON" "$got" "$planned"
@@ -35,12 +35,15 @@ is "the working tree's report/REPORT.md was not touched" \
 ok "the environment has the guest kernel and the accelerator" \
 	grep -q -E '^guest_kernel_release: .*-slicebench$' "$results/environment.txt"
 report=$(cat "$tmp/REPORT.md" 2>/dev/null)
-for section in "## Claims vs measured" "## locktable" "## extend-sched" "## swingbench-lite" \
-	"## The cost to others" "## The fast path" "## How far to trust the numbers" "## Environment"; do
+for section in "## Claims against our measurements" "## The lock table at the main point" "## extend-sched" \
+	"## swingbench-lite" "## The cost to others" "## The fast path" "## How long grants last" \
+	"## How far to trust the numbers" "## Appendix: every run" "## Environment"; do
 	like "the report has '$section'" "$report" "$section"
 done
-like "the claims table has a verdict for the lock table" "$report" \
-	'\| Oracle lock table.*\| \*\*(reproduced|partly|not reproduced)\*\* \|'
+like "the claims table has a verdict for the lock table" "$(grep "^| Oracle's lock table" <<<"$report")" \
+	'\*\*(consistent with the claim|smaller than claimed|larger than claimed|no effect|inconclusive|opposite to the claim|not measured)\*\*'
+ok "the report's plots exist" test -s "$results/plots/lt-main.png"
+ok "the grant traces were recorded" bash -c "grep -q 'slice_ext_yield\|slice_ext_expire' '$results'/raw/gt-*.trace"
 
 out=$("$top/run-all" --smoke --name "$name" --report "$tmp/REPORT.md" 2>&1)
 is "running it again exits 0" "$?" 0

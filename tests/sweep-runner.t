@@ -1,22 +1,32 @@
 #!/bin/bash
-# guest-image/sweep-runner in the guest: a run that never finishes is
-# killed at its own limit (with what it started), recorded as failed with
-# the reason, and the sweep goes on; a plan line without a limit fails that
-# run alone. One boot.
+# guest-image/sweep-runner in the guest, on a typed plan: a run that never
+# finishes is killed at its own limit (with what it started), recorded as
+# failed with the reason, and the sweep goes on; a row without a limit, or
+# with a bench no adapter knows, fails alone; fresh-boot rows are left to
+# their own boots; the grant-trace adapter leaves the tracepoints' output.
+# One boot.
 . "$(dirname "$0")/lib.sh"
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 mkdir -p "$tmp/share"
 t=$(printf '\t')
+row() { local IFS=$t; echo "$*"; }
 {
-	echo "hang-r1${t}hang${t}hang-forever${t}none${t}1${t}50000${t}never-delay-rt${t}5${t}--seconds 100000"
-	echo "lc-r1${t}lc${t}lock-cost${t}none${t}1${t}50000${t}never-delay-rt${t}300${t}--pairs 20000 --rounds 3"
-	echo "nolimit-r1${t}nolimit${t}lock-cost${t}none${t}1${t}50000${t}never-delay-rt${t}${t}--pairs 20000 --rounds 3"
+	echo "# slicebench plan"
+	echo "# seed: 1"
+	row id repeat order bench testbed kernel boot abi grant ext_ns rt_policy clients hogs lock mutex extend_waiting limit_s argv
+	row hang-r1 1 1 locktable parallel patched sweep mainline 1 50000 never-delay-rt 2 0 tas - - 5 "--clients 2 --hogs 0 --duration 86400 --interval 0"
+	row lc-r1 1 2 lock-cost parallel patched sweep mainline 1 50000 never-delay-rt - - - - - 300 "--pairs 20000 --rounds 3"
+	row nolimit-r1 1 3 lock-cost parallel patched sweep none 1 - - - - - - - - "--pairs 20000 --rounds 3"
+	row odd-r1 1 4 frobnicate parallel patched sweep none 1 - - - - - - - 60 ""
+	row fresh-r1 1 5 unused-cost parallel stock fresh none 0 - - - - - - - 60 "--rounds 3"
+	row gt-r1 1 6 grant-trace parallel patched sweep mainline 1 50000 never-delay-rt 40 40 tas - - 120 "--clients 40 --hogs 40 --duration 2 --warmup 1 --interval 0"
 } >"$tmp/share/plan.tsv"
 
-out=$("$VM_RUN" -q --cpus 1 --timeout 600 --share "$tmp/share" -- sh -c \
-	'sweep-runner /host/plan.tsv /host; echo "sweep-runner exit $?"; echo "left: $(ps | grep -c "[s]leep 10000")"' 2>&1)
+out=$("$VM_RUN" -q --cpus 2 --timeout 600 --share "$tmp/share" -- sh -c \
+	'sweep-runner /host/plan.tsv /host; echo "sweep-runner exit $?"; echo "left: $(ps | grep -c "[l]ocktable")"
+	 sweep-runner /host/nothing.tsv /host; echo "missing plan exit $?"' 2>&1)
 rc=$?
 is "the guest run ended cleanly (vm-run exit $rc)" "$rc" 0
 like "sweep-runner exits 1: some runs failed" "$out" 'sweep-runner exit 1'
@@ -25,7 +35,14 @@ is "... recorded in hang-r1.failed" "$(cat "$tmp/share/raw/hang-r1.failed" 2>&1)
 ok "... with no JSON" test ! -e "$tmp/share/raw/hang-r1.json"
 like "... and nothing it started is left" "$out" 'left: 0'
 ok "the sweep went on: the next run finished" bash -c "jq -e '.results.tas.median_ns > 0' '$tmp/share/raw/lc-r1.json' >/dev/null"
-ok "a run without a limit in the plan fails alone" grep -q 'no time limit' "$tmp/share/raw/nolimit-r1.failed"
-like "the summary counts both failures" "$out" '3 point\(s\) run now, 2 of them failed'
+ok "... through the lock-cost adapter, with the row's ABI" bash -c "jq -e '.header.abi == \"mainline\"' '$tmp/share/raw/lc-r1.json' >/dev/null"
+ok "a row without a limit fails alone" grep -q 'no time limit' "$tmp/share/raw/nolimit-r1.failed"
+ok "a bench without an adapter fails alone, named" grep -q "no adapter for the bench 'frobnicate'" "$tmp/share/raw/odd-r1.failed"
+ok "a fresh-boot row is not run in the sweep's boot" test ! -e "$tmp/share/raw/fresh-r1.txt"
+ok "grant-trace: the locktable JSON" bash -c "jq -e '.results.kernel.granted > 0' '$tmp/share/raw/gt-r1.json' >/dev/null"
+ok "grant-trace: the end tracepoints, one per grant" bash -c \
+	"[ \$(grep -c 'slice_ext_[a-z]*: pid=.*len_ns=50000 ran_ns=' '$tmp/share/raw/gt-r1.trace') -ge \$(jq .results.kernel.granted '$tmp/share/raw/gt-r1.json') ]"
+like "the summary counts the failures" "$out" '5 point\(s\) run now, 3 of them failed'
+like "a missing plan: exit 2" "$out" 'missing plan exit 2'
 [ $_t_failed = 0 ] || diag "$out"
 done_testing

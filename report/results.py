@@ -1,0 +1,448 @@
+"""Reading a results folder: the typed plan, each run's JSON and failure,
+the environment, the metrics, the host's vCPU samples and the grant traces.
+
+Every problem is a ReportError naming the file (and line or field): a
+malformed or missing file never becomes a zero.
+"""
+
+import ast
+import configparser
+import json
+import os
+import re
+
+# The plan's columns, in order (run-all writes them; see report/README.md).
+COLUMNS = ["id", "repeat", "order", "bench", "testbed", "kernel", "boot", "abi", "grant",
+           "ext_ns", "rt_policy", "clients", "hogs", "lock", "mutex", "extend_waiting",
+           "limit_s", "argv"]
+INT_COLUMNS = {"repeat", "order", "grant", "ext_ns", "clients", "hogs", "extend_waiting", "limit_s"}
+BENCHES = {"locktable", "extend-sched", "swingbench-lite", "latency", "lock-cost", "hyperfine",
+           "unused-cost", "grant-trace"}
+# What a column may hold besides "-" (not applicable).
+CHOICES = {
+    "kernel": {"patched", "stock"},
+    "boot": {"sweep", "fresh"},
+    "abi": {"none", "rseq-cr", "task-shared", "mainline"},
+    "rt_policy": {"never-delay-rt", "bounded"},
+    "grant": {0, 1},
+    "extend_waiting": {0, 1},
+}
+
+
+class ReportError(Exception):
+    pass
+
+
+def rel(path):
+    """A path for messages: as the user gave it (the results folder's path plus the file)."""
+    return path
+
+
+# ---- the environment ---------------------------------------------------------
+
+ENV_REQUIRED = ["run_name", "host_cpu_model", "host_cpus", "qemu_version", "accelerator",
+                "vcpus", "guest_kernel_release", "guest_config_sha256"]
+
+
+def load_environment(d):
+    path = os.path.join(d, "environment.txt")
+    if not os.path.isfile(path):
+        raise ReportError(f"{rel(path)}: missing (every run records its environment)")
+    env = {}
+    with open(path) as f:
+        for n, line in enumerate(f, 1):
+            line = line.rstrip("\n")
+            m = re.match(r"^([A-Za-z0-9_.]+): (.*)$", line)
+            if not m:
+                raise ReportError(f"{rel(path)}:{n}: not a 'key: value' line: {line}")
+            env.setdefault(m.group(1), m.group(2))
+    for k in ENV_REQUIRED:
+        if not env.get(k):
+            raise ReportError(f"{rel(path)}: field '{k}' is missing")
+    for k in ("host_cpus", "vcpus"):
+        if not env[k].isdigit():
+            raise ReportError(f"{rel(path)}: field '{k}' is not a count: '{env[k]}'")
+    return env
+
+
+# ---- the plan ------------------------------------------------------------------
+
+def _typed(path, n, col, raw):
+    if raw == "-":
+        return None
+    if col in INT_COLUMNS:
+        if not re.fullmatch(r"[0-9]+", raw):
+            raise ReportError(f"{rel(path)}:{n}: column {col} is not a number: '{raw}'")
+        v = int(raw)
+    else:
+        v = raw
+    if col in CHOICES and v not in CHOICES[col]:
+        raise ReportError(f"{rel(path)}:{n}: column {col}: '{raw}' is not one of "
+                          f"{', '.join(sorted(str(c) for c in CHOICES[col]))}")
+    if col == "bench" and v not in BENCHES:
+        raise ReportError(f"{rel(path)}:{n}: unknown bench '{raw}'")
+    return v
+
+
+def load_plan(d, env):
+    """The plan's rows (dicts of typed columns) and its metadata ("# key: value" lines)."""
+    path = os.path.join(d, "plan.tsv")
+    if not os.path.isfile(path):
+        raise ReportError(f"{rel(path)}: missing (run-all writes the plan first)")
+    with open(path) as f:
+        lines = f.read().split("\n")
+    meta, body, header_at = {}, [], None
+    for n, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        if line.startswith("#"):
+            m = re.match(r"^# ([a-z_]+): (.*)$", line)
+            if m:
+                meta[m.group(1)] = m.group(2)
+            continue
+        if header_at is None and not body:
+            header_at = n if line.split("\t")[0] == "id" else 0
+            if header_at:
+                if line.split("\t") != COLUMNS:
+                    raise ReportError(f"{rel(path)}:{n}: the header is not the plan's columns "
+                                      f"({' '.join(COLUMNS)})")
+                continue
+        body.append((n, line))
+    if not header_at:
+        return legacy_plan(d, path, body, env)
+    rows, seen = [], set()
+    for n, line in body:
+        f = line.split("\t")
+        if len(f) != len(COLUMNS):
+            raise ReportError(f"{rel(path)}:{n}: {len(f)} columns, the plan has {len(COLUMNS)}")
+        row = {c: _typed(path, n, c, v) for c, v in zip(COLUMNS, f)}
+        for c in ("id", "repeat", "order", "bench"):
+            if row[c] is None:
+                raise ReportError(f"{rel(path)}:{n}: column {c} is empty")
+        if row["id"] in seen:
+            raise ReportError(f"{rel(path)}:{n}: run id '{row['id']}' appears twice")
+        seen.add(row["id"])
+        row["argv"] = row["argv"] or ""
+        rows.append(row)
+    for k in ("main_clients", "main_hogs"):
+        if k in meta:
+            if not meta[k].isdigit():
+                raise ReportError(f"{rel(path)}: '# {k}:' is not a count: '{meta[k]}'")
+            meta[k] = int(meta[k])
+    meta["legacy"] = False
+    return rows, meta
+
+
+def _arg(args, opt):
+    m = re.search(r"(?:^| )" + re.escape(opt) + r" ([^ ]+)", args)
+    return m.group(1) if m else None
+
+
+def legacy_plan(d, path, body, env):
+    """A plan written before the typed columns (ID GROUP BENCH ABI GRANT EXT_NS
+    RT_POLICY [LIMIT_S] ARGS): the columns are recovered from the arguments,
+    the way the old report did. The fresh-boot unused-cost runs were not in
+    those plans; their files are taken from raw/."""
+    rows = []
+    main = None
+    for n, line in body:
+        f = line.split("\t")
+        if len(f) < 8:
+            raise ReportError(f"{rel(path)}:{n}: {len(f)} columns: neither a typed plan "
+                              f"(with its header line) nor an old one (8 or 9 columns)")
+        rid, group, bench, abi, grant, ext, rt = f[:7]
+        limit, args = (f[7], f[8]) if len(f) >= 9 and f[7].isdigit() else (None, f[7])
+        m = re.fullmatch(r".*-r([0-9]+)", rid)
+        if not m:
+            raise ReportError(f"{rel(path)}:{n}: run id '{rid}' does not end in -rN")
+        load = args.split(" -- ", 1)[1] if " -- " in args else args
+        row = {c: None for c in COLUMNS}
+        row.update(id=rid, repeat=int(m.group(1)), order=len(rows) + 1, bench=bench,
+                   testbed=env.get("accelerator"), kernel="patched",
+                   boot="sweep", abi=abi, grant=int(grant), ext_ns=int(ext), rt_policy=rt,
+                   limit_s=int(limit) if limit else None, argv=args)
+        if bench in ("locktable", "latency"):
+            row["clients"] = int(_arg(load, "--clients") or 0) or None
+            row["hogs"] = int(_arg(load, "--hogs") or 0) if _arg(load, "--hogs") else None
+            row["lock"] = _arg(load, "--lock") or "tas"
+        if bench == "swingbench-lite":
+            row["clients"] = int(_arg(args, "--clients"))
+            row["mutex"] = _arg(args, "--mutex")
+        if bench == "extend-sched":
+            row["extend_waiting"] = 1 if re.search(r"(^| )-w( |$)", args) else 0
+        if abi == "none":
+            row["ext_ns"] = None
+        if bench == "locktable" and main is None:
+            main = (row["clients"], row["hogs"])
+        rows.append(row)
+    raw = os.path.join(d, "raw")
+    extra = sorted(x[:-5] for x in os.listdir(raw) if re.fullmatch(r"uc-(stock|patched-boot)-r[0-9]+\.json", x)) \
+        if os.path.isdir(raw) else []
+    extra.sort(key=lambda x: (int(x.rsplit("-r", 1)[1]), "stock" not in x))
+    for rid in extra:
+        row = {c: None for c in COLUMNS}
+        stock = rid.startswith("uc-stock")
+        row.update(id=rid, repeat=int(rid.rsplit("-r", 1)[1]), order=len(rows) + 1,
+                   bench="unused-cost", testbed=env.get("accelerator"),
+                   kernel="stock" if stock else "patched", boot="fresh",
+                   abi="none" if stock else "mainline", grant=0, rt_policy=None,
+                   argv="--rounds 15")
+        rows.append(row)
+    meta = {"legacy": True}
+    if main:
+        meta["main_clients"], meta["main_hogs"] = main
+    return rows, meta
+
+
+# ---- runs ----------------------------------------------------------------------
+
+class Run:
+    def __init__(self, row, d):
+        self.row = row
+        self.id = row["id"]
+        self.path = os.path.join(d, "raw", self.id + ".json")
+        self.data = None
+        self.failed = None
+        failed = os.path.join(d, "raw", self.id + ".failed")
+        if os.path.isfile(self.path):
+            try:
+                with open(self.path) as f:
+                    self.data = json.load(f)
+            except (ValueError, UnicodeDecodeError) as e:
+                raise ReportError(f"{rel(self.path)}: not valid JSON ({e})")
+            if not isinstance(self.data, (dict, list)):
+                raise ReportError(f"{rel(self.path)}: not a benchmark's JSON object")
+            self._check_header()
+        elif os.path.isfile(failed):
+            with open(failed) as f:
+                self.failed = f.readline().strip() or "failed, no reason recorded"
+        else:
+            self.failed = "no result: the run did not finish (the guest died, or the sweep was stopped)"
+
+    def __getitem__(self, k):
+        return self.row[k]
+
+    def _check_header(self):
+        """The run's own header must agree with the plan row it is joined to."""
+        h = self.data.get("header") if isinstance(self.data, dict) else None
+        if not isinstance(h, dict):
+            return
+        want = []
+        if self.row["kernel"] == "patched" and self.row["bench"] in ("locktable", "extend-sched", "swingbench-lite"):
+            if self.row["ext_ns"] is not None and "extension_ns" in h and self.row["abi"] != "none":
+                want.append(("extension_ns", h["extension_ns"], self.row["ext_ns"]))
+            if "kernel_grant" in h and self.row["abi"] != "none":
+                want.append(("kernel_grant", bool(h["kernel_grant"]), bool(self.row["grant"])))
+            if "abi" in h and self.row["abi"] is not None:
+                want.append(("abi", h["abi"], self.row["abi"]))
+        c = self.data.get("config", {})
+        for k in ("clients", "hogs"):
+            if self.row["bench"] == "locktable" and k in c and self.row[k] is not None:
+                want.append((f"config.{k}", c[k], self.row[k]))
+        for name, got, exp in want:
+            if got != exp:
+                raise ReportError(f"{rel(self.path)}: the run says {name}={got}, its plan row says {exp}")
+
+
+def load_runs(d, rows):
+    return [Run(r, d) for r in rows]
+
+
+# ---- metrics -------------------------------------------------------------------
+
+_OPS = {ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b,
+        ast.Mult: lambda a, b: a * b, ast.Div: lambda a, b: a / b}
+
+
+class Metric:
+    def __init__(self, name, sec, path):
+        self.name = name
+        self.expr_text = sec.get("path")
+        if not self.expr_text:
+            raise ReportError(f"{rel(path)}: [{name}]: no path")
+        try:
+            self.expr = ast.parse(self.expr_text, mode="eval").body
+        except SyntaxError:
+            raise ReportError(f"{rel(path)}: [{name}]: path '{self.expr_text}' is not an expression")
+        self._validate(self.expr, path)
+        self.unit = sec.get("unit", "")
+        self.label = sec.get("label", name)
+        self.direction = sec.get("direction", "none")
+        if self.direction not in ("higher", "lower", "none"):
+            raise ReportError(f"{rel(path)}: [{name}]: direction must be higher, lower or none")
+        try:
+            self.scale = float(sec.get("scale", "1"))
+            self.decimals = int(sec.get("decimals", "1"))
+        except ValueError:
+            raise ReportError(f"{rel(path)}: [{name}]: scale or decimals is not a number")
+
+    def _validate(self, e, path):
+        if isinstance(e, ast.BinOp) and type(e.op) in _OPS:
+            self._validate(e.left, path)
+            self._validate(e.right, path)
+        elif isinstance(e, ast.Constant) and isinstance(e.value, (int, float)):
+            pass
+        elif isinstance(e, (ast.Attribute, ast.Name)):
+            pass
+        else:
+            raise ReportError(f"{rel(path)}: [{self.name}]: only + - * / of JSON paths and numbers: '{self.expr_text}'")
+
+    @staticmethod
+    def _dotted(e):
+        parts = []
+        while isinstance(e, ast.Attribute):
+            parts.append(e.attr)
+            e = e.value
+        parts.append(e.id)
+        return list(reversed(parts))
+
+    def _eval(self, e, run):
+        if isinstance(e, ast.BinOp):
+            a, b = self._eval(e.left, run), self._eval(e.right, run)
+            if isinstance(e.op, ast.Div) and b == 0:
+                raise ReportError(f"{rel(run.path)}: {self.name}: division by zero in '{self.expr_text}'")
+            return _OPS[type(e.op)](a, b)
+        if isinstance(e, ast.Constant):
+            return float(e.value)
+        parts = self._dotted(e)
+        v = run.data
+        for p in parts:
+            if not isinstance(v, dict) or p not in v:
+                raise ReportError(f"{rel(run.path)}: field .{'.'.join(parts)} is missing")
+            v = v[p]
+        if isinstance(v, bool) or not isinstance(v, (int, float)):
+            raise ReportError(f"{rel(run.path)}: field .{'.'.join(parts)} is not a number ('{v}')")
+        return float(v)
+
+    def value(self, run):
+        """The run's value, in the metric's display unit."""
+        return self._eval(self.expr, run) * self.scale
+
+
+def load_ini(path):
+    cp = configparser.ConfigParser(interpolation=None, inline_comment_prefixes=None)
+    try:
+        with open(path) as f:
+            cp.read_file(f)
+    except (OSError, configparser.Error) as e:
+        raise ReportError(f"{rel(path)}: {e}")
+    return cp
+
+
+def load_metrics(path):
+    cp = load_ini(path)
+    return {name: Metric(name, cp[name], path) for name in cp.sections()}
+
+
+def parse_selector(text, path, where, meta):
+    """'col=value col=value' -> {col: typed value}; @main_clients/@main_hogs from the plan."""
+    sel = {}
+    for item in (text or "").split():
+        if "=" not in item:
+            raise ReportError(f"{rel(path)}: {where}: '{item}' is not COLUMN=VALUE")
+        k, v = item.split("=", 1)
+        if k not in COLUMNS or k in ("id", "argv"):
+            raise ReportError(f"{rel(path)}: {where}: unknown column '{k}'")
+        if v.startswith("@"):
+            if v[1:] not in meta:
+                sel[k] = ("@missing", v[1:])
+                continue
+            sel[k] = meta[v[1:]]
+        elif v == "-":
+            sel[k] = None
+        elif k in INT_COLUMNS:
+            if not re.fullmatch(r"[0-9]+", v):
+                raise ReportError(f"{rel(path)}: {where}: {k}={v} is not a number")
+            sel[k] = int(v)
+        else:
+            sel[k] = v
+    return sel
+
+
+def matches(row, sel):
+    return all(row[k] == v for k, v in sel.items())
+
+
+# ---- the host's vCPU threads -------------------------------------------------------
+
+def vcpu_wait(d):
+    """{run id: (wait share, host CPUs used)}: per run, the share of wall time the host
+    kept a vCPU thread runnable but waiting (summed over the threads, divided by their
+    number), from vm-run --vcpu-stats samples and the runs' end times. A run's interval
+    starts where the previous run ended."""
+    ends_p = os.path.join(d, "run-end-times.tsv")
+    samp_p = os.path.join(d, "host-vcpu-schedstat.tsv")
+    if not (os.path.isfile(ends_p) and os.path.isfile(samp_p)):
+        return {}
+    ends = []
+    with open(ends_p) as f:
+        for n, line in enumerate(f, 1):
+            p = line.split()
+            if not p:
+                continue
+            try:
+                ends.append((float(p[1]), p[0]))
+            except (IndexError, ValueError):
+                raise ReportError(f"{rel(ends_p)}:{n}: not 'ID END_TIME'")
+    last, deltas, tids = {}, [], set()
+    with open(samp_p) as f:
+        for n, line in enumerate(f, 1):
+            if line.startswith("#") or not line.strip():
+                continue
+            p = line.split()
+            try:
+                t, tid, run_ns, wait_ns = float(p[0]), p[1], float(p[3]), float(p[4])
+            except (IndexError, ValueError):
+                raise ReportError(f"{rel(samp_p)}:{n}: not 'TIME TID NAME RUN_NS WAIT_NS'")
+            tids.add(tid)
+            if tid in last and t > last[tid][0]:
+                lt, lr, lw = last[tid]
+                deltas.append((t, wait_ns - lw, run_ns - lr, t - lt))
+            last[tid] = (t, run_ns, wait_ns)
+    if not tids:
+        return {}
+    ends.sort()
+    out = {}
+    lo = -1.0
+    for hi, rid in ends:
+        w = r = span = 0.0
+        for t, dw, dr, dt in deltas:
+            if lo < t <= hi:
+                w += dw
+                r += dr
+                span += dt
+        if span > 0:
+            out[rid] = (w / 1e9 / span, r / 1e9 / (span / len(tids)))
+        lo = hi
+    return out
+
+
+# ---- grant traces -------------------------------------------------------------------
+
+TRACE_RE = re.compile(r"slice_ext_(\w+): pid=\d+ abi=(\S+) len_ns=(\d+) ran_ns=(\d+)")
+
+
+def load_traces(d, runs):
+    """{requested ns: [(end kind, ran ns)]} from the slice_ext end tracepoints: the
+    plan's grant-trace runs (raw/ID.trace), or an older folder's ext-trace/trace-NSEC.txt."""
+    files = []
+    for r in runs:
+        if r["bench"] == "grant-trace" and r.data is not None:
+            files.append(os.path.join(d, "raw", r.id + ".trace"))
+    old = os.path.join(d, "ext-trace")
+    if os.path.isdir(old):
+        for x in sorted(os.listdir(old)):
+            if x.startswith("trace-") and x.endswith(".txt"):
+                if not re.fullmatch(r"trace-[0-9]+\.txt", x):
+                    raise ReportError(f"{rel(os.path.join(old, x))}: the name should be trace-NSEC.txt")
+                files.append(os.path.join(old, x))
+    out = {}
+    for p in files:
+        if not os.path.isfile(p):
+            raise ReportError(f"{rel(p)}: missing (the grant-trace run's tracepoint output)")
+        with open(p) as f:
+            for line in f:
+                m = TRACE_RE.search(line)
+                if m:
+                    out.setdefault(int(m.group(3)), []).append((m.group(1), int(m.group(4))))
+    return out

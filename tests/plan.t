@@ -1,0 +1,46 @@
+#!/bin/bash
+# run-all's plan (--dry-run, no build, no boot): the typed columns, the
+# seeded random order within each repeat, and the rows each option makes.
+. "$(dirname "$0")/lib.sh"
+ra=$top/run-all
+cols="id	repeat	order	bench	testbed	kernel	boot	abi	grant	ext_ns	rt_policy	clients	hogs	lock	mutex	extend_waiting	limit_s	argv"
+rows() { grep -v '^#' <<<"$1" | tail -n +2; }
+
+p=$("$ra" --dry-run --seed 5 --name plan-test-$$)
+is "run-all --dry-run exits 0" "$?" 0
+is "the header names the typed columns" "$(grep -v '^#' <<<"$p" | head -1)" "$cols"
+like "the seed is recorded" "$p" '# seed: 5'
+like "... and the main point" "$p" $'# main_clients: 300\n# main_hogs: 400'
+is "every row has the 18 columns" "$(rows "$p" | awk -F'\t' 'NF != 18' | wc -l)" 0
+is "the order column counts the rows in the order they run" \
+	"$(rows "$p" | awk -F'\t' '$3 != NR' | wc -l)" 0
+is "repeat 1 runs whole before repeat 2 (the fresh boots come last)" \
+	"$(rows "$p" | awk -F'\t' '$7 == "sweep" { if ($2 < last) bad++; last = $2 } END { print bad + 0 }')" 0
+is "the same seed gives the same plan" "$("$ra" --dry-run --seed 5 --name plan-test-$$)" "$p"
+q=$("$ra" --dry-run --seed 6 --name plan-test-$$)
+is "another seed gives the same runs..." "$(rows "$q" | cut -f1,2,4- | sort)" "$(rows "$p" | cut -f1,2,4- | sort)"
+ok "... in another order" test "$(rows "$q" | cut -f1)" != "$(rows "$p" | cut -f1)"
+# Within a repeat the arms' order changes: off is not always first among
+# the main point's arms.
+firsts=$(rows "$p" | awk -F'\t' '$1 ~ /^lt-c300-h400-[a-z-]+-50us-r/ && !seen[$2]++ { print $1 }' | sed 's/-r[0-9]*$//' | sort -u | wc -l)
+ok "the first of the main point's arms differs between repeats ($firsts kinds)" test "$firsts" -gt 1
+is "off is grant 0 through mainline" "$(rows "$p" | awk -F'\t' '$1 == "lt-c300-h400-off-50us-r1" { print $8, $9, $10, $12, $13 }')" \
+	"mainline 0 50000 300 400"
+is "a length sweep row: mainline at 5 us" "$(rows "$p" | awk -F'\t' '$1 == "lt-c300-h400-mainline-5us-r1" { print $8, $9, $10 }')" "mainline 1 5000"
+is "rseq-cr with a whole tick" "$(rows "$p" | awk -F'\t' '$1 == "lt-c300-h400-rseq-cr-tick-r1" { print $8, $10 }')" "rseq-cr 1000000"
+is "swingbench-lite: the mutex column" "$(rows "$p" | awk -F'\t' '$1 ~ /^sbl-pthread-r1$/ { print $15, $8 }')" "pthread none"
+is "extend-sched -w: extend_waiting 1" "$(rows "$p" | awk -F'\t' '$1 == "es-w-rseq-cr-r1" { print $16 }')" "1"
+is "the grant traces: one run per length, at the main point" \
+	"$(rows "$p" | awk -F'\t' '$4 == "grant-trace" { print $10 }' | sort -n | tr '\n' ' ')" "5000 10000 30000 50000 "
+is "unused-cost: fresh boots, stock and patched alternating, in the plan" \
+	"$(rows "$p" | awk -F'\t' '$7 == "fresh" { print $6 }' | head -4 | tr '\n' ' ')" "stock patched stock patched "
+
+q=$("$ra" --dry-run --seed 1 --name plan-test-$$ --ext-us 20 --abis mainline,rseq-cr --benchmarks locktable)
+is "--ext-us 20: a row at 20 us" "$(rows "$q" | awk -F'\t' '$4 == "locktable" && $10 == 20000 { n++ } END { print n }')" 5
+is "--abis without off: no grant-0 row" "$(rows "$q" | awk -F'\t' '$9 == 0' | wc -l)" 0
+is "--benchmarks locktable: only locktable and its grant traces" "$(rows "$q" | cut -f4 | sort -u | tr '\n' ' ')" "grant-trace locktable "
+
+err=$("$ra" --dry-run --seed x 2>&1)
+is "a bad --seed fails" "$?" 2
+like "... saying why" "$err" "--seed: not a number"
+done_testing
