@@ -155,10 +155,10 @@ int main(int argc, char **argv)
 
 	while ((c = getopt_long(argc, argv, "r:j:h", longopts, NULL)) != -1) {
 		switch (c) {
-		case 'r': opt_rounds = bench_parse_long(PROG, "--rounds", optarg, 3, 1000); break;
-		case 's': opt_syscalls = bench_parse_long(PROG, "--syscalls", optarg, 1000, 100000000); break;
-		case 'w': opt_switches = bench_parse_long(PROG, "--switches", optarg, 100, 100000000); break;
-		case 'c': opt_cpu = bench_parse_long(PROG, "--cpu", optarg, 0, CPU_SETSIZE - 1); break;
+		case 'r': opt_rounds = bench_parse_long(PROG, "rounds", optarg, 3, 1000); break;
+		case 's': opt_syscalls = bench_parse_long(PROG, "syscalls", optarg, 1000, 100000000); break;
+		case 'w': opt_switches = bench_parse_long(PROG, "switches", optarg, 100, 100000000); break;
+		case 'c': opt_cpu = bench_parse_long(PROG, "cpu", optarg, 0, CPU_SETSIZE - 1); break;
 		case 'j': opt_json = optarg; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;

@@ -541,6 +541,22 @@ TEST_F_TIMEOUT(slow, rt_remote_wakeup_never_waits, 300)
 		ASSERT_EQ(0, knob_set("slice_ext_nsec", "50000"));
 		ASSERT_EQ(0, abi_thread_setup(abi));
 		ASSERT_EQ(0, remote_phase(_metadata, abi, phases[i].policy, seed + i, k, &woken));
+		/*
+		 * Under never-delay-rt the test needs an RT wakeup to land
+		 * inside a grant at least once (an aborted grant). How often
+		 * that happens depends on the host's scheduling of the vCPUs:
+		 * run the phase again, up to twice, until it has, adding up
+		 * the counts, rather than fail on a quiet run.
+		 */
+		for (int again = 0; again < 2 && !control && !k[REMOTE_ABORTED]; again++) {
+			long long k2[REMOTE_NR], woken2;
+
+			ASSERT_EQ(0, remote_phase(_metadata, abi, phases[i].policy, seed + i + 100 * (again + 1),
+						  k2, &woken2));
+			for (int j = 0; j < REMOTE_NR; j++)
+				k[j] += k2[j];
+			woken += woken2;
+		}
 		ASSERT_EQ(0, knob_set("slice_ext_nsec", old_nsec));
 		EXPECT_GT(woken, 1000);
 		EXPECT_GT(k[REMOTE_GRANTED], 0);
