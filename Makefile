@@ -35,7 +35,7 @@ GUEST_SCRIPTS := guest-image/guest-environment guest-image/sweep-runner
 
 # The benchmarks on lib/: each is bench/NAME/NAME.c, built for the guest
 # (static) and for the host (where they run with the ABI "none").
-BENCH_PROGS := locktable extend-sched lock-cost latency-probe unused-cost
+BENCH_PROGS := locktable extend-sched lock-cost latency-probe unused-cost sleep-overshoot
 
 guest_targets := $(foreach p,$(GUEST_PROGS),$(GUEST_BIN)/$(firstword $(subst :, ,$(p)))) \
 	$(foreach s,$(GUEST_SCRIPTS),$(GUEST_BIN)/$(notdir $(s))) \

@@ -47,7 +47,7 @@ def sweep(path, title, xlabel, ylabel, series, band=None, xlog=False):
     """series: {label: [(x, values, mean, ci)]}: dots per run, mean and CI bars, a line
     through the means; band: (label, mean, ci) drawn across."""
     fig, ax = plt.subplots(figsize=(7.5, 4.2))
-    xs = sorted({p[0] for pts in series.values() for p in pts})
+    xs = sorted({p[0] for pts in series.values() for p in pts}, key=lambda x: (x is None, x or 0))
     pos = {x: i for i, x in enumerate(xs)}
     k = len(series)
     for j, (label, pts) in enumerate(series.items()):
@@ -67,7 +67,7 @@ def sweep(path, title, xlabel, ylabel, series, band=None, xlog=False):
         if ci is not None:
             ax.axhspan(ci[0], ci[1], color="grey", alpha=0.15)
     ax.set_xticks(range(len(xs)))
-    ax.set_xticklabels([f"{x:g}" for x in xs])
+    ax.set_xticklabels(["-" if x is None else f"{x:g}" for x in xs])
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     ax.set_title(title, fontsize=10)

@@ -17,9 +17,10 @@ COLUMNS = ["id", "repeat", "order", "bench", "testbed", "kernel", "boot", "abi",
            "limit_s", "argv"]
 INT_COLUMNS = {"repeat", "order", "grant", "ext_ns", "clients", "hogs", "extend_waiting", "limit_s"}
 BENCHES = {"locktable", "extend-sched", "swingbench-lite", "latency", "lock-cost", "hyperfine",
-           "unused-cost", "grant-trace"}
+           "unused-cost", "grant-trace", "cyclictest", "sleep-overshoot"}
 # What a column may hold besides "-" (not applicable).
 CHOICES = {
+    "testbed": {"parallel", "precise"},
     "kernel": {"patched", "stock"},
     "boot": {"sweep", "fresh"},
     "abi": {"none", "rseq-cr", "task-shared", "mainline"},
@@ -158,7 +159,7 @@ def legacy_plan(d, path, body, env):
         load = args.split(" -- ", 1)[1] if " -- " in args else args
         row = {c: None for c in COLUMNS}
         row.update(id=rid, repeat=int(m.group(1)), order=len(rows) + 1, bench=bench,
-                   testbed=env.get("accelerator"), kernel="patched",
+                   testbed="parallel", kernel="patched",
                    boot="sweep", abi=abi, grant=int(grant), ext_ns=int(ext), rt_policy=rt,
                    limit_s=int(limit) if limit else None, argv=args)
         if bench in ("locktable", "latency"):
@@ -183,7 +184,7 @@ def legacy_plan(d, path, body, env):
         row = {c: None for c in COLUMNS}
         stock = rid.startswith("uc-stock")
         row.update(id=rid, repeat=int(rid.rsplit("-r", 1)[1]), order=len(rows) + 1,
-                   bench="unused-cost", testbed=env.get("accelerator"),
+                   bench="unused-cost", testbed="parallel",
                    kernel="stock" if stock else "patched", boot="fresh",
                    abi="none" if stock else "mainline", grant=0, rt_policy=None,
                    argv="--rounds 15")
@@ -284,14 +285,21 @@ class Metric:
             pass
         elif isinstance(e, (ast.Attribute, ast.Name)):
             pass
+        elif isinstance(e, ast.Subscript) and isinstance(e.slice, ast.Constant) and \
+                isinstance(e.slice.value, (str, int)):
+            self._validate(e.value, path)
         else:
             raise ReportError(f"{rel(path)}: [{self.name}]: only + - * / of JSON paths and numbers: '{self.expr_text}'")
 
     @staticmethod
     def _dotted(e):
+        """A path of attributes and subscripts: thread["0"].max -> ["thread", "0", "max"]."""
         parts = []
-        while isinstance(e, ast.Attribute):
-            parts.append(e.attr)
+        while isinstance(e, (ast.Attribute, ast.Subscript)):
+            if isinstance(e, ast.Attribute):
+                parts.append(e.attr)
+            else:
+                parts.append(str(e.slice.value))
             e = e.value
         parts.append(e.id)
         return list(reversed(parts))

@@ -21,6 +21,9 @@ expect_usage_error "--cpus 0" "--cpus: not a positive number: '0'" --cpus 0 -- t
 expect_usage_error "--cpus abc" "--cpus: not a positive number: 'abc'" --cpus abc -- true
 expect_usage_error "--cpus 65 (above NR_CPUS)" '--cpus 65: the kernel is built with NR_CPUS=64' --cpus 65 -- true
 expect_usage_error "--accel xen" "--accel: want auto, kvm or tcg, not 'xen'" --accel xen -- true
+expect_usage_error "--clock fast" "--clock: want real or precise, not 'fast'" --clock fast -- true
+expect_usage_error "--icount-shift 11" "--icount-shift: want 0 to 10, not '11'" --icount-shift 11 -- true
+expect_usage_error "--clock precise --accel kvm" '--clock precise needs TCG \(icount\), not --accel kvm' --clock precise --accel kvm -- true
 expect_usage_error "--timeout -1" "--timeout: not a positive number of seconds: '-1'" --timeout -1 -- true
 expect_usage_error "--mem lots" "--mem: not a size like 512M or 2G: 'lots'" --mem lots -- true
 expect_usage_error "an unknown option" "unknown option '--frobnicate'" --frobnicate -- true

@@ -31,14 +31,30 @@ is "rseq-cr with a whole tick" "$(rows "$p" | awk -F'\t' '$1 == "lt-c300-h400-rs
 is "swingbench-lite: the mutex column" "$(rows "$p" | awk -F'\t' '$1 ~ /^sbl-pthread-r1$/ { print $15, $8 }')" "pthread none"
 is "extend-sched -w: extend_waiting 1" "$(rows "$p" | awk -F'\t' '$1 == "es-w-rseq-cr-r1" { print $16 }')" "1"
 is "the grant traces: one run per length, at the main point" \
-	"$(rows "$p" | awk -F'\t' '$4 == "grant-trace" { print $10 }' | sort -n | tr '\n' ' ')" "5000 10000 30000 50000 "
+	"$(rows "$p" | awk -F'\t' '$4 == "grant-trace" && $5 == "parallel" { print $10 }' | sort -n | tr '\n' ' ')" "5000 10000 30000 50000 "
 is "unused-cost: fresh boots, stock and patched alternating, in the plan" \
 	"$(rows "$p" | awk -F'\t' '$7 == "fresh" { print $6 }' | head -4 | tr '\n' ' ')" "stock patched stock patched "
 
 q=$("$ra" --dry-run --seed 1 --name plan-test-$$ --ext-us 20 --abis mainline,rseq-cr --benchmarks locktable)
-is "--ext-us 20: a row at 20 us" "$(rows "$q" | awk -F'\t' '$4 == "locktable" && $10 == 20000 { n++ } END { print n }')" 5
+is "--ext-us 20: a row at 20 us" "$(rows "$q" | awk -F'\t' '$4 == "locktable" && $5 == "parallel" && $10 == 20000 { n++ } END { print n }')" 5
 is "--abis without off: no grant-0 row" "$(rows "$q" | awk -F'\t' '$9 == 0' | wc -l)" 0
-is "--benchmarks locktable: only locktable and its grant traces" "$(rows "$q" | cut -f4 | sort -u | tr '\n' ' ')" "grant-trace locktable "
+is "--benchmarks locktable: only locktable, its grant traces and the timer check" "$(rows "$q" | cut -f4 | sort -u | tr '\n' ' ')" \
+	"grant-trace locktable sleep-overshoot "
+
+# The testbeds.
+is "both testbeds by default" "$(rows "$p" | cut -f5 | sort -u | tr '\n' ' ')" "parallel precise "
+is "the precise testbed: the main point's arms, 2 repeats each" \
+	"$(rows "$p" | awk -F'\t' '$5 == "precise" && $1 ~ /^lt-c300-h400-[a-z-]+-50us-precise-r/ { n++ } END { print n }')" 8
+is "... cyclictest off and under both RT policies" \
+	"$(rows "$p" | awk -F'\t' '$4 == "cyclictest" && $2 == 1 { print ($9 == 0 ? "off" : $11) }' | sort | tr '\n' ' ')" "bounded never-delay-rt off "
+q=$("$ra" --dry-run --seed 1 --name plan-test-$$ --testbeds parallel)
+is "--testbeds parallel: no precise row" "$(rows "$q" | awk -F'\t' '$5 != "parallel"' | wc -l)" 0
+q=$("$ra" --dry-run --seed 1 --name plan-test-$$ --testbeds precise --precise-repeats 3)
+is "--testbeds precise: no parallel row" "$(rows "$q" | awk -F'\t' '$5 != "precise"' | wc -l)" 0
+is "--precise-repeats 3: three runs of a point" "$(rows "$q" | grep -c '^lt-c300-h400-off-50us-precise-r')" 3
+err=$("$ra" --dry-run --testbeds tcg 2>&1)
+is "an unknown testbed fails" "$?" 2
+like "... naming the choices" "$err" "unknown testbed 'tcg' \(parallel, precise\)"
 
 err=$("$ra" --dry-run --seed x 2>&1)
 is "a bad --seed fails" "$?" 2

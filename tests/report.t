@@ -39,6 +39,17 @@ like "the appendix lists every run, with its order" "$out" '\| `locktable-300-40
 like "it says the order was randomised, with the seed" "$out" 'random order \(seed 1,'
 unlike "a complete folder has no failed-runs section" "$out" '## Failed runs'
 
+# Two testbeds: every claim and table per testbed. On the precise one off
+# runs 100, 101, 99 and task-shared 150, 151, 149: +50.0%.
+"$mk" "$fx/beds" "$(off 100,110,120)" "$(lt abi=task-shared 150,160,170)" \
+	"$(off 100,101,99) testbed=precise" "$(lt abi=task-shared 150,151,149) testbed=precise"
+out=$("$gen" "$fx/beds" 2>&1)
+is "a folder with two testbeds renders" "$?" 0
+like "the claim on the parallel testbed" "$out" "\| Oracle's lock table[^|]*\| parallel testbed \| \+44\.0% \| 110 ± 10 → 160 ± 10"
+like "... and on the precise testbed" "$out" "\| Oracle's lock table[^|]*\| precise testbed \| \+44\.0% \| 100 ± 1 → 150 ± 1 SQL exec/s \(3, 3 runs\) \| \+50\.0%"
+like "a table per testbed" "$out" '## The lock table at the main point: every arm against off, on the precise testbed \(1 vCPU, icount\)'
+ok "... with its own plot" test -s "$fx/beds/plots/lt-main-precise.png"
+
 # ---- every verdict class, against Oracle's +44% --------------------------------
 verdict() {
 	"$mk" "$fx/v-$1" "$(off 100,101,99,100,100)" "$(lt abi=task-shared "$2")"

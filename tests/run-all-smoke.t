@@ -43,6 +43,12 @@ done
 like "the claims table has a verdict for the lock table" "$(grep "^| Oracle's lock table" <<<"$report")" \
 	'\*\*(consistent with the claim|smaller than claimed|larger than claimed|no effect|inconclusive|opposite to the claim|not measured)\*\*'
 ok "the report's plots exist" test -s "$results/plots/lt-main.png"
+ok "the precise testbed ran in its own guests: its runs' headers name the precise clock" \
+	bash -c "jq -e '.header.kernel_cmdline | test(\"slicebench.clock=precise\")' '$results/raw/lt-c20-h20-mainline-50us-precise-r1.json' >/dev/null"
+like "the report answers on both testbeds" "$report" 'every arm against off, on the precise testbed \(1 vCPU, icount\)'
+like "... and says which testbed answers what" "$report" 'Which testbed answers what.*Measured here: on the parallel testbed'
+ok "the parallel testbed's runs are not on the precise clock" bash -c \
+	"! jq -e '.header.kernel_cmdline | test(\"slicebench.clock\")' '$results/raw/lt-c20-h20-mainline-50us-r1.json' >/dev/null"
 ok "the grant traces were recorded" bash -c "grep -q 'slice_ext_yield\|slice_ext_expire' '$results'/raw/gt-*.trace"
 
 out=$("$top/run-all" --smoke --name "$name" --report "$tmp/REPORT.md" 2>&1)
