@@ -431,26 +431,27 @@ TRACE_RE = re.compile(r"slice_ext_(\w+): pid=\d+ abi=(\S+) len_ns=(\d+) ran_ns=(
 
 
 def load_traces(d, runs):
-    """{requested ns: [(end kind, ran ns)]} from the slice_ext end tracepoints: the
-    plan's grant-trace runs (raw/ID.trace), or an older folder's ext-trace/trace-NSEC.txt."""
+    """{testbed: {requested ns: [(end kind, ran ns)]}} from the slice_ext end tracepoints:
+    the plan's grant-trace runs (raw/ID.trace), or an older folder's ext-trace/trace-NSEC.txt
+    (the parallel testbed's)."""
     files = []
     for r in runs:
         if r["bench"] == "grant-trace" and r.data is not None:
-            files.append(os.path.join(d, "raw", r.id + ".trace"))
+            files.append((r["testbed"], os.path.join(d, "raw", r.id + ".trace")))
     old = os.path.join(d, "ext-trace")
     if os.path.isdir(old):
         for x in sorted(os.listdir(old)):
             if x.startswith("trace-") and x.endswith(".txt"):
                 if not re.fullmatch(r"trace-[0-9]+\.txt", x):
                     raise ReportError(f"{rel(os.path.join(old, x))}: the name should be trace-NSEC.txt")
-                files.append(os.path.join(old, x))
+                files.append(("parallel", os.path.join(old, x)))
     out = {}
-    for p in files:
+    for tb, p in files:
         if not os.path.isfile(p):
             raise ReportError(f"{rel(p)}: missing (the grant-trace run's tracepoint output)")
         with open(p) as f:
             for line in f:
                 m = TRACE_RE.search(line)
                 if m:
-                    out.setdefault(int(m.group(3)), []).append((m.group(1), int(m.group(4))))
+                    out.setdefault(tb, {}).setdefault(int(m.group(3)), []).append((m.group(1), int(m.group(4))))
     return out

@@ -42,13 +42,22 @@ unlike "a complete folder has no failed-runs section" "$out" '## Failed runs'
 # Two testbeds: every claim and table per testbed. On the precise one off
 # runs 100, 101, 99 and task-shared 150, 151, 149: +50.0%.
 "$mk" "$fx/beds" "$(off 100,110,120)" "$(lt abi=task-shared 150,160,170)" \
-	"$(off 100,101,99) testbed=precise" "$(lt abi=task-shared 150,151,149) testbed=precise"
+	"$(off 100,101,99) testbed=precise" "$(lt abi=task-shared 150,151,149) testbed=precise" \
+	"bench=grant-trace clients=300 hogs=400 values=1 trace=100/200/300" \
+	"bench=grant-trace clients=300 hogs=400 values=1 trace=5/6/7 testbed=precise"
 out=$("$gen" "$fx/beds" 2>&1)
 is "a folder with two testbeds renders" "$?" 0
 like "the claim on the parallel testbed" "$out" "\| Oracle's lock table[^|]*\| parallel testbed \| \+44\.0% \| 110 ± 10 → 160 ± 10"
 like "... and on the precise testbed" "$out" "\| Oracle's lock table[^|]*\| precise testbed \| \+44\.0% \| 100 ± 1 → 150 ± 1 SQL exec/s \(3, 3 runs\) \| \+50\.0%"
 like "a table per testbed" "$out" '## The lock table at the main point: every arm against off, on the precise testbed \(1 vCPU, icount\)'
 ok "... with its own plot" test -s "$fx/beds/plots/lt-main-precise.png"
+# Grant durations per testbed: 100, 200, 300 us (harmonic mean 163.6 us) on
+# the parallel one, 5, 6, 7 us (5.9 us) on the precise one.
+like "grant durations on the parallel testbed" "$out" \
+	'How long grants last: the kernel.s tracepoints, on the parallel testbed[^#]*\| 50 us \| yield \| 3 \| 163\.6 us \|'
+like "... and on the precise one, apart" "$out" \
+	'How long grants last: the kernel.s tracepoints, on the precise testbed[^#]*\| 50 us \| yield \| 3 \| 5\.9 us \| 6\.0 us \| 7\.0 us \|'
+
 
 # ---- every verdict class, against Oracle's +44% --------------------------------
 verdict() {
