@@ -114,5 +114,15 @@ ok "unused-cost's JSON: the shared header and both loops" \
 		.config.rounds == 3 and .results.syscall.median_ns > 0 and .results.switch.median_ns > 0' "$tmp/uc.json"
 expect_fail "unused-cost --json into a missing folder, before the run" 1 'cannot write /nonexistent' \
 	"$bin/unused-cost" --syscalls 100000000 --json /nonexistent/uc.json
-expect_fail "unused-cost --rounds 2" 2 'out of range' "$bin/unused-cost" --rounds 2
+expect_fail "unused-cost --rounds 2" 2 '^unused-cost: --rounds: 2 is out of range' "$bin/unused-cost" --rounds 2
+
+# sleep-overshoot: the same, and a histogram of every sleep's overrun.
+out=$(timeout 60 "$bin/sleep-overshoot" --count 50 --sleep-us 20 --json "$tmp/so.json" 2>&1)
+is "sleep-overshoot exits 0" "$?" 0
+like "sleep-overshoot says what it measured" "$out" '50 sleeps of 20 us: overshoot p50 [0-9.]+ us'
+ok "sleep-overshoot's JSON: the shared header and one overrun per sleep" \
+	jq_true '.header.tool == "sleep-overshoot" and .config.count == 50 and .config.sleep_us == 20 and
+		.results.overshoot.count == 50 and ([.results.overshoot.buckets[][2]] | add) == 50' "$tmp/so.json"
+expect_fail "sleep-overshoot --count 0" 2 '^sleep-overshoot: --count: 0 is out of range' "$bin/sleep-overshoot" --count 0
+expect_fail "sleep-overshoot -n (no short options of its own)" 2 'invalid option' "$bin/sleep-overshoot" -n 5
 done_testing

@@ -40,9 +40,9 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: sleep-overshoot [options]\n"
-		"  -s, --sleep-us US  each sleep's length (default: %g)\n"
-		"  -n, --count N      sleeps (default: %ld)\n"
-		"  -f, --fifo PRIO    run as SCHED_FIFO at PRIO, 1-99 (default: SCHED_OTHER)\n"
+		"      --sleep-us US  each sleep's length (default: %g)\n"
+		"      --count N      sleeps (default: %ld)\n"
+		"      --fifo PRIO    run as SCHED_FIFO at PRIO, 1-99 (default: SCHED_OTHER)\n"
 		"  -j, --json FILE    also write the results as JSON\n"
 		"  -h, --help         this text\n",
 		opt_sleep_us, opt_count);
@@ -64,7 +64,8 @@ int main(int argc, char **argv)
 	uint64_t ask_ns;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "s:n:f:j:h", longopts, NULL)) != -1) {
+	/* Long options only but -j and -h: one letter, one meaning across the tools. */
+	while ((c = getopt_long(argc, argv, "j:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 's': opt_sleep_us = bench_parse_double(PROG, "sleep-us", optarg, 1, 1e6); break;
 		case 'n': opt_count = bench_parse_long(PROG, "count", optarg, 1, 100000000); break;
