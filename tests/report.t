@@ -72,6 +72,9 @@ verdict inconclusive 60,200,90,180,120 "inconclusive"
 verdict opposite 80,81,79,80,80 "opposite to the claim"
 like "an inconclusive verdict says how many runs would resolve it" "$("$gen" "$fx/v-inconclusive")" \
 	'\*\*inconclusive\*\*: the CI holds both 0 and the claim; about [0-9]+ runs per arm'
+"$mk" "$fx/v-onerun" "$(off 100,110,120)" "$(lt abi=task-shared 150)"
+like "verdict: one run on a side is inconclusive, and says why" "$("$gen" "$fx/v-onerun" 2>&1 | grep "^| Oracle's lock table")" \
+	'\*\*inconclusive\*\*: fewer than 2 runs on a side'
 "$mk" "$fx/v-unmeasured" "$(off 100,110,120)" "$(lt abi=mainline 150,160,170)"
 like "verdict: not measured, naming the missing runs" "$("$gen" "$fx/v-unmeasured")" \
 	"Oracle's lock table.*not measured: no arm runs \(\`bench=locktable clients=300 hogs=400 abi=task-shared"
