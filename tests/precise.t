@@ -3,8 +3,8 @@
 # with icount): a 50 us sleep overshoots by the wakeup path alone, a few
 # microseconds of guest instructions, in every sleep; a short lock-table run
 # gets grants, and they end by the task's yield. Virtual-time figures are
-# deterministic here, so they may be asserted. One boot, plus one with two
-# vCPUs for the caveat.
+# deterministic here, so they may be asserted. One boot, one for
+# sweep-runner, and one with two vCPUs for the caveat.
 . "$(dirname "$0")/lib.sh"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -28,6 +28,19 @@ like "the guest knows its clock (the command line in the JSON header)" \
 ok "a short lock-table run gets grants" jqt '.results.kernel.granted > 0' "$tmp/lt.json"
 ok "... that end by the task's yield" jqt '.results.kernel.yielded > 0' "$tmp/lt.json"
 ok "... and its tables are correct" jqt '.results.correct == true' "$tmp/lt.json"
+
+# sweep-runner on the precise clock keeps no per-run watchdog (guest time
+# jumps while the guest waits for the host): a row whose 2 s run is past
+# its 1 s limit still finishes.
+mkdir -p "$tmp/sr"
+t=$(printf '\t')
+{
+	echo "id${t}repeat${t}order${t}bench${t}testbed${t}kernel${t}boot${t}abi${t}grant${t}ext_ns${t}rt_policy${t}clients${t}hogs${t}lock${t}mutex${t}extend_waiting${t}limit_s${t}argv"
+	echo "lt-r1${t}1${t}1${t}locktable${t}precise${t}patched${t}sweep${t}mainline${t}1${t}50000${t}never-delay-rt${t}4${t}4${t}tas${t}-${t}-${t}1${t}--clients 4 --hogs 4 --duration 2 --warmup 0 --interval 0"
+} >"$tmp/sr/plan.tsv"
+out=$("$VM_RUN" -q --clock precise --timeout 600 --share "$tmp/sr" -- sweep-runner --testbed precise /host/plan.tsv /host 2>&1)
+is "sweep-runner on the precise clock exits 0" "$?" 0
+ok "... and the run past its limit in guest time finished" test -s "$tmp/sr/raw/lt-r1.json"
 
 err=$("$VM_RUN" --clock precise --cpus 2 --timeout 600 -- nproc 2>&1)
 ok "two vCPUs: the command sees them" grep -qx 2 <<<"$err"
