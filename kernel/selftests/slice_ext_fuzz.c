@@ -184,7 +184,20 @@ static void op_getshared(uint64_t *s)
 		uaddr);
 }
 
-/* munmap, mremap or mprotect the page of the thread's slot. */
+/*
+ * Take the page away from under @page with a private anonymous page of
+ * its own. task_getshared() keeps returning a slot's address after user
+ * space unmapped its page, and threads keep their slot pointers: were the
+ * address left free, the next mmap() (a new thread's stack) could land
+ * there and a stale store would corrupt the fuzzer rather than test the
+ * kernel. For the kernel, a MAP_FIXED mapping over the page is an unmap.
+ */
+static void shared_page_replace(void *page)
+{
+	mmap(page, 4096, PROT_READ | PROT_WRITE, MAP_FIXED | MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+}
+
+/* Unmap (as above), mremap or mprotect the page of the thread's slot. */
 static void op_shared_map(uint64_t *s)
 {
 	void *slot = shared_slot();
@@ -195,10 +208,11 @@ static void op_shared_map(uint64_t *s)
 	page = (void *)((uintptr_t)slot & ~(uintptr_t)4095);
 	switch (rnd_below(s, 4)) {
 	case 0:
-		munmap(page, 4096);
+		shared_page_replace(page);
 		break;
-	case 1:
-		mremap(page, 4096, 8192, MREMAP_MAYMOVE);
+	case 1:	/* refused by the kernel; were it moved, fill the hole */
+		if (mremap(page, 4096, 8192, MREMAP_MAYMOVE) != MAP_FAILED)
+			shared_page_replace(page);
 		break;
 	case 2:
 		mprotect(page, 4096, PROT_READ);
@@ -210,17 +224,21 @@ static void op_shared_map(uint64_t *s)
 	}
 }
 
-/* A random value in the thread's sched_delay, if its page is still mapped. */
+/* A random value in the thread's sched_delay, writable or not. */
 static void op_shared_word(uint64_t *s)
 {
 	volatile uint16_t *slot = shared_slot();
-	unsigned char vec;
+	void *page = (void *)((uintptr_t)slot & ~(uintptr_t)4095);
 
-	if (!slot || mincore((void *)((uintptr_t)slot & ~(uintptr_t)4095), 4096, &vec))
-		return;
-	if (mprotect((void *)((uintptr_t)slot & ~(uintptr_t)4095), 4096, PROT_READ | PROT_WRITE))
+	if (!slot || mprotect(page, 4096, PROT_READ | PROT_WRITE))
 		return;
 	*slot = rnd_below(s, 5);
+}
+
+/* A forked child has none of the pages (VM_DONTCOPY), nor a slot. */
+static void forget_slot(void)
+{
+	tls_shared = NULL;
 }
 
 static void op_prctl(uint64_t *s)
@@ -450,6 +468,7 @@ static int fuzz_process(uint64_t seed)
 	struct sigaction sa = { .sa_handler = on_usr1 };
 
 	sigaction(SIGUSR1, &sa, NULL);
+	pthread_atfork(NULL, NULL, forget_slot);
 	workers = calloc(opt_threads, sizeof(*workers));
 	if (!workers) {
 		fprintf(stderr, "# fuzz process %d: out of memory\n", getpid());
