@@ -13,9 +13,12 @@ import re
 
 # The plan's columns, in order (run-all writes them; see report/README.md).
 COLUMNS = ["id", "repeat", "order", "bench", "testbed", "kernel", "boot", "abi", "grant",
-           "ext_ns", "rt_policy", "clients", "hogs", "lock", "mutex", "extend_waiting",
-           "limit_s", "argv"]
-INT_COLUMNS = {"repeat", "order", "grant", "ext_ns", "clients", "hogs", "extend_waiting", "limit_s"}
+           "ext_ns", "rt_policy", "clients", "hogs", "work_in_ns", "lock", "mutex",
+           "extend_waiting", "limit_s", "argv"]
+INT_COLUMNS = {"repeat", "order", "grant", "ext_ns", "clients", "hogs", "work_in_ns",
+               "extend_waiting", "limit_s"}
+# The benches that run the lock table, whose --work-in is the work_in_ns column.
+LOCKTABLE_BENCHES = {"locktable", "grant-trace", "latency", "cyclictest"}
 BENCHES = {"locktable", "extend-sched", "swingbench-lite", "latency", "lock-cost", "hyperfine",
            "unused-cost", "grant-trace", "cyclictest", "sleep-overshoot"}
 # What a column may hold besides "-" (not applicable).
@@ -104,7 +107,9 @@ def load_plan(d, env):
         if header_at is None and not body:
             header_at = n if line.split("\t")[0] == "id" else 0
             if header_at:
-                if line.split("\t") != COLUMNS:
+                columns = line.split("\t")
+                # Plans of 2026-12-04 and before had no work_in_ns column.
+                if columns not in (COLUMNS, [c for c in COLUMNS if c != "work_in_ns"]):
                     raise ReportError(f"{rel(path)}:{n}: the header is not the plan's columns "
                                       f"({' '.join(COLUMNS)})")
                 continue
@@ -114,9 +119,11 @@ def load_plan(d, env):
     rows, seen = [], set()
     for n, line in body:
         f = line.split("\t")
-        if len(f) != len(COLUMNS):
-            raise ReportError(f"{rel(path)}:{n}: {len(f)} columns, the plan has {len(COLUMNS)}")
-        row = {c: _typed(path, n, c, v) for c, v in zip(COLUMNS, f)}
+        if len(f) != len(columns):
+            raise ReportError(f"{rel(path)}:{n}: {len(f)} columns, the plan has {len(columns)}")
+        row = {c: _typed(path, n, c, v) for c, v in zip(columns, f)}
+        if "work_in_ns" not in row:
+            row["work_in_ns"] = work_in_from_args(row["bench"], row["argv"] or "")
         for c in ("id", "repeat", "order", "bench"):
             if row[c] is None:
                 raise ReportError(f"{rel(path)}:{n}: column {c} is empty")
@@ -125,7 +132,9 @@ def load_plan(d, env):
         seen.add(row["id"])
         row["argv"] = row["argv"] or ""
         rows.append(row)
-    for k in ("main_clients", "main_hogs"):
+    # Plans before the work_in_ns column ran every main point at 5 us.
+    meta.setdefault("main_work_in_ns", "5000")
+    for k in ("main_clients", "main_hogs", "main_work_in_ns"):
         if k in meta:
             if not meta[k].isdigit():
                 raise ReportError(f"{rel(path)}: '# {k}:' is not a count: '{meta[k]}'")
@@ -137,6 +146,19 @@ def load_plan(d, env):
 def _arg(args, opt):
     m = re.search(r"(?:^| )" + re.escape(opt) + r" ([^ ]+)", args)
     return m.group(1) if m else None
+
+
+def work_in_from_args(bench, args):
+    """The lock table's work under the lock in ns, from its arguments (its
+    default is 5 us), for a plan written before the work_in_ns column."""
+    if bench not in LOCKTABLE_BENCHES:
+        return None
+    load = args.split(" -- ", 1)[1] if " -- " in args else args
+    v = _arg(load, "--work-in") or _arg(load, "-i") or "5"
+    try:
+        return int(round(float(v) * 1000))
+    except ValueError:
+        raise ReportError(f"--work-in '{v}' in '{args}' is not a number") from None
 
 
 def legacy_plan(d, path, body, env):
@@ -171,6 +193,7 @@ def legacy_plan(d, path, body, env):
             row["mutex"] = _arg(args, "--mutex")
         if bench == "extend-sched":
             row["extend_waiting"] = 1 if re.search(r"(^| )-w( |$)", args) else 0
+        row["work_in_ns"] = work_in_from_args(bench, args)
         if abi == "none":
             row["ext_ns"] = None
         if bench == "locktable" and main is None:
@@ -189,7 +212,7 @@ def legacy_plan(d, path, body, env):
                    abi="none" if stock else "mainline", grant=0, rt_policy=None,
                    argv="--rounds 15")
         rows.append(row)
-    meta = {"legacy": True}
+    meta = {"legacy": True, "main_work_in_ns": 5000}
     if main:
         meta["main_clients"], meta["main_hogs"] = main
     return rows, meta
@@ -240,6 +263,8 @@ class Run:
         for k in ("clients", "hogs"):
             if self.row["bench"] == "locktable" and k in c and self.row[k] is not None:
                 want.append((f"config.{k}", c[k], self.row[k]))
+        if self.row["bench"] == "locktable" and "work_in_us" in c and self.row["work_in_ns"] is not None:
+            want.append(("config.work_in_us (in ns)", round(c["work_in_us"] * 1000), self.row["work_in_ns"]))
         for name, got, exp in want:
             if got != exp:
                 raise ReportError(f"{rel(self.path)}: the run says {name}={got}, its plan row says {exp}")
@@ -343,7 +368,8 @@ def load_metrics(path):
 
 
 def parse_selector(text, path, where, meta):
-    """'col=value col=value' -> {col: typed value}; @main_clients/@main_hogs from the plan."""
+    """'col=value col=value' -> {col: typed value}; @main_clients, @main_hogs and
+    @main_work_in_ns from the plan."""
     sel = {}
     for item in (text or "").split():
         if "=" not in item:

@@ -3,7 +3,7 @@
 # seeded random order within each repeat, and the rows each option makes.
 . "$(dirname "$0")/lib.sh"
 ra=$top/run-all
-cols="id	repeat	order	bench	testbed	kernel	boot	abi	grant	ext_ns	rt_policy	clients	hogs	lock	mutex	extend_waiting	limit_s	argv"
+cols="id	repeat	order	bench	testbed	kernel	boot	abi	grant	ext_ns	rt_policy	clients	hogs	work_in_ns	lock	mutex	extend_waiting	limit_s	argv"
 rows() { grep -v '^#' <<<"$1" | tail -n +2; }
 
 p=$("$ra" --dry-run --seed 5 --name plan-test-$$)
@@ -11,7 +11,7 @@ is "run-all --dry-run exits 0" "$?" 0
 is "the header names the typed columns" "$(grep -v '^#' <<<"$p" | head -1)" "$cols"
 like "the seed is recorded" "$p" '# seed: 5'
 like "... and the main point" "$p" $'# main_clients: 300\n# main_hogs: 400'
-is "every row has the 18 columns" "$(rows "$p" | awk -F'\t' 'NF != 18' | wc -l)" 0
+is "every row has the 19 columns" "$(rows "$p" | awk -F'\t' 'NF != 19' | wc -l)" 0
 is "the order column counts the rows in the order they run" \
 	"$(rows "$p" | awk -F'\t' '$3 != NR' | wc -l)" 0
 is "repeat 1 runs whole before repeat 2 (the fresh boots come last)" \
@@ -28,8 +28,8 @@ is "off is grant 0 through mainline" "$(rows "$p" | awk -F'\t' '$1 == "lt-c300-h
 	"mainline 0 50000 300 400"
 is "a length sweep row: mainline at 5 us" "$(rows "$p" | awk -F'\t' '$1 == "lt-c300-h400-mainline-5us-r1" { print $8, $9, $10 }')" "mainline 1 5000"
 is "rseq-cr with a whole tick" "$(rows "$p" | awk -F'\t' '$1 == "lt-c300-h400-rseq-cr-tick-r1" { print $8, $10 }')" "rseq-cr 1000000"
-is "swingbench-lite: the mutex column" "$(rows "$p" | awk -F'\t' '$1 ~ /^sbl-pthread-r1$/ { print $15, $8 }')" "pthread none"
-is "extend-sched -w: extend_waiting 1" "$(rows "$p" | awk -F'\t' '$1 == "es-w-rseq-cr-r1" { print $16 }')" "1"
+is "swingbench-lite: the mutex column" "$(rows "$p" | awk -F'\t' '$1 ~ /^sbl-pthread-r1$/ { print $16, $8 }')" "pthread none"
+is "extend-sched -w: extend_waiting 1" "$(rows "$p" | awk -F'\t' '$1 == "es-w-rseq-cr-r1" { print $17 }')" "1"
 is "the grant traces: one run per length, at the main point" \
 	"$(rows "$p" | awk -F'\t' '$4 == "grant-trace" && $5 == "parallel" { print $10 }' | sort -n | tr '\n' ' ')" "5000 10000 30000 50000 "
 is "unused-cost: fresh boots, stock and patched alternating, in the plan" \
