@@ -7,6 +7,9 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
@@ -553,14 +556,67 @@ void bench_start_thread(const char *prog, pthread_t *t, size_t stack, void *(*fn
 struct bench_hogs {
 	long n;
 	int stop;
+	enum bench_hog_policy policy;
+	const char *prog;
+	long under_policy;	/* hogs that found themselves under it */
+	int reported;		/* a failure was reported */
 	pthread_barrier_t *gate;
 	pthread_t threads[];
 };
 
+static const char *const hog_policy_names[] = {
+	[BENCH_HOG_OTHER] = "other",
+	[BENCH_HOG_NICE19] = "nice19",
+	[BENCH_HOG_IDLE] = "idle",
+	[BENCH_HOG_BATCH] = "batch",
+};
+
+const char *bench_hog_policy_name(enum bench_hog_policy p)
+{
+	return hog_policy_names[p];
+}
+
+enum bench_hog_policy bench_parse_hog_policy(const char *prog, const char *s)
+{
+	for (size_t i = 0; i < sizeof(hog_policy_names) / sizeof(hog_policy_names[0]); i++)
+		if (!strcmp(s, hog_policy_names[i]))
+			return i;
+	fprintf(stderr, "%s: --hog-policy: unknown policy '%s' (other, nice19, idle, batch)\n",
+		prog, s);
+	exit(2);
+}
+
+/* Put the calling thread under @p and check it from inside; 0 or an errno. */
+static int hog_apply_policy(enum bench_hog_policy p)
+{
+	struct sched_param sp = { .sched_priority = 0 };
+	pid_t tid = syscall(SYS_gettid);
+	int want = p == BENCH_HOG_IDLE ? SCHED_IDLE : p == BENCH_HOG_BATCH ? SCHED_BATCH : SCHED_OTHER;
+	int nice = p == BENCH_HOG_NICE19 ? 19 : 0;
+
+	/* Linux: scheduling policy and nice value are per thread. */
+	if (want != SCHED_OTHER && sched_setscheduler(tid, want, &sp))
+		return errno;
+	if (p == BENCH_HOG_NICE19 && setpriority(PRIO_PROCESS, tid, nice))
+		return errno;
+	if (sched_getscheduler(tid) != want)
+		return EPERM;
+	errno = 0;
+	if (p == BENCH_HOG_NICE19 && getpriority(PRIO_PROCESS, tid) != nice)
+		return errno ? errno : EPERM;
+	return 0;
+}
+
 static void *hog_main(void *arg)
 {
 	struct bench_hogs *h = arg;
+	int err = hog_apply_policy(h->policy);
 
+	if (!err)
+		__atomic_fetch_add(&h->under_policy, 1, __ATOMIC_RELAXED);
+	else if (!__atomic_exchange_n(&h->reported, 1, __ATOMIC_RELAXED))
+		fprintf(stderr, "%s: a hog could not put itself under policy %s: %s\n", h->prog,
+			hog_policy_names[h->policy], strerror(err));
 	if (h->gate)
 		pthread_barrier_wait(h->gate);
 	while (!__atomic_load_n(&h->stop, __ATOMIC_RELAXED))
@@ -568,7 +624,8 @@ static void *hog_main(void *arg)
 	return NULL;
 }
 
-struct bench_hogs *bench_hogs_start(const char *prog, long n, pthread_barrier_t *gate)
+struct bench_hogs *bench_hogs_start(const char *prog, long n, pthread_barrier_t *gate,
+				    enum bench_hog_policy policy)
 {
 	struct bench_hogs *h = calloc(1, sizeof(*h) + n * sizeof(pthread_t));
 
@@ -578,9 +635,16 @@ struct bench_hogs *bench_hogs_start(const char *prog, long n, pthread_barrier_t 
 	}
 	h->n = n;
 	h->gate = gate;
+	h->policy = policy;
+	h->prog = prog;
 	for (long i = 0; i < n; i++)
 		bench_start_thread(prog, &h->threads[i], 64 * 1024, hog_main, h);
 	return h;
+}
+
+long bench_hogs_under_policy(const struct bench_hogs *h)
+{
+	return __atomic_load_n(&h->under_policy, __ATOMIC_RELAXED);
 }
 
 void bench_hogs_stop(struct bench_hogs *h)

@@ -34,11 +34,26 @@ void bench_start_thread(const char *prog, pthread_t *t, size_t stack, void *(*fn
 
 /*
  * CPU hogs: N threads that spin on pause until bench_hogs_stop(), which
- * joins them. Each first waits at GATE, a barrier counting it, unless NULL.
+ * joins them. Each first puts itself under POLICY, checks from inside that
+ * it is (sched_getscheduler(), getpriority()), then waits at GATE, a
+ * barrier counting it, unless NULL. bench_hogs_under_policy() is how many
+ * found themselves under it (all of them, unless setting it failed: each
+ * failure is reported once on stderr).
  */
+enum bench_hog_policy {
+	BENCH_HOG_OTHER,	/* SCHED_OTHER at nice 0, like the clients */
+	BENCH_HOG_NICE19,	/* SCHED_OTHER at nice 19 */
+	BENCH_HOG_IDLE,		/* SCHED_IDLE */
+	BENCH_HOG_BATCH,	/* SCHED_BATCH */
+};
 struct bench_hogs;
-struct bench_hogs *bench_hogs_start(const char *prog, long n, pthread_barrier_t *gate);
+struct bench_hogs *bench_hogs_start(const char *prog, long n, pthread_barrier_t *gate,
+				    enum bench_hog_policy policy);
+long bench_hogs_under_policy(const struct bench_hogs *h);
 void bench_hogs_stop(struct bench_hogs *h);
+/* "other", "nice19", "idle", "batch"; a bad name exits 2 naming the option. */
+enum bench_hog_policy bench_parse_hog_policy(const char *prog, const char *s);
+const char *bench_hog_policy_name(enum bench_hog_policy p);
 
 /*
  * Log-linear histogram of nanosecond values: 2^HIST_SUB_BITS buckets per

@@ -30,6 +30,7 @@ static const char *const abi_names[] = {
 enum slice_abi slice__abi = SLICE_ABI_NONE;
 /* Enter before spinning for a lock instead of after taking it. */
 bool slice__extend_waiting;
+uint64_t slice__spin_ns = SLICE_SPIN_NS_DEFAULT;
 
 __thread struct slice__thread slice__self;
 
@@ -321,6 +322,11 @@ void slice__granted(void)
 void slice_counters_get(struct slice_counters *c)
 {
 	*c = slice__self.c;
+}
+
+void slice_set_spin_ns(uint64_t ns)
+{
+	slice__spin_ns = ns;
 }
 
 void slice_set_extend_while_waiting(bool on)

@@ -20,9 +20,14 @@
 #ifndef SLICEBENCH_SLICE_H
 #define SLICEBENCH_SLICE_H
 
+#include <linux/futex.h>
+#include <sched.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
 
 enum slice_abi {
 	SLICE_ABI_NONE,
@@ -78,6 +83,13 @@ void slice_counters_get(struct slice_counters *c);
 void slice_set_extend_while_waiting(bool on);
 
 /*
+ * How long the spin-then-futex and spin-then-yield locks spin before they
+ * sleep or yield, in ns (default SLICE_SPIN_NS_DEFAULT). Process-wide.
+ */
+#define SLICE_SPIN_NS_DEFAULT 10000
+void slice_set_spin_ns(uint64_t ns);
+
+/*
  * slice_enter()/slice_exit() and the locks are inline: an uncontended
  * lock/unlock is a few instructions more than a plain spinlock (the
  * numbers are in lib/README.md). What follows up to the locks is the
@@ -113,6 +125,7 @@ struct slice__thread {
 extern __thread struct slice__thread slice__self;
 extern enum slice_abi slice__abi;
 extern bool slice__extend_waiting;
+extern uint64_t slice__spin_ns;
 /* glibc's registered rseq area (glibc 2.35 and later). */
 extern const ptrdiff_t __rseq_offset;
 extern const unsigned int __rseq_size;
@@ -271,6 +284,165 @@ static inline bool slice_ticket_lock(struct slice_ticketlock *l)
 static inline void slice_ticket_unlock(struct slice_ticketlock *l)
 {
 	__atomic_store_n(&l->owner, l->owner + 1, __ATOMIC_RELEASE);
+	slice_exit();
+}
+
+/*
+ * The locks users would reach for instead of (or with) the extension: they
+ * spin a bounded time (slice_set_spin_ns()), then stop burning the CPU.
+ * Both are extension-aware like the spinlocks (with SLICE_ABI_NONE, or
+ * grants off, they are the plain kinds).
+ *
+ * Spin-then-futex: Drepper's three-state mutex ("Futexes Are Tricky",
+ * mutex3): 0 free, 1 held, 2 held and maybe waited for. After the spin a
+ * waiter sleeps in FUTEX_WAIT; the unlock of a lock in state 2 wakes one.
+ */
+struct slice_futexlock {
+	uint32_t state;
+};
+
+/* Spin-then-yield: test-and-test-and-set, sched_yield() after each spin. */
+struct slice_yieldlock {
+	volatile int locked;
+};
+
+static inline uint64_t slice__now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + ts.tv_nsec;
+}
+
+/* Spin until @word reads @free or the spin budget is spent; true if free. */
+static inline bool slice__spin_until(const volatile void *word, int size, uint32_t free)
+{
+	uint64_t deadline = 0;
+
+	for (unsigned int i = 1;; i++) {
+		uint32_t v = size == 4 ? __atomic_load_n((const volatile uint32_t *)word, __ATOMIC_RELAXED) :
+					 (uint32_t)__atomic_load_n((const volatile int *)word, __ATOMIC_RELAXED);
+
+		if (v == free)
+			return true;
+		slice__cpu_relax();
+		/* The clock every 64 pauses: cheap, and fine-grained enough. */
+		if (i % 64 == 0) {
+			uint64_t now = slice__now_ns();
+
+			if (!deadline)
+				deadline = now + slice__spin_ns;
+			else if (now >= deadline)
+				return false;
+		}
+	}
+}
+
+/*
+ * The spin-then-futex lock alone, without a critical section (a plain lock
+ * for comparison); true if contended. @in_section: the caller is in one
+ * (extend-while-waiting), which is left while sleeping: an extension is for
+ * running, not for sleeping.
+ */
+static inline bool slice__futex_acquire(struct slice_futexlock *l, bool in_section)
+{
+	uint32_t c = 0;
+
+	if (__atomic_compare_exchange_n(&l->state, &c, 1, false, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+		return false;
+	/* Spin while the holder runs; a free lock is taken as "held". */
+	while (slice__spin_until(&l->state, 4, 0)) {
+		c = 0;
+		if (__atomic_compare_exchange_n(&l->state, &c, 1, false, __ATOMIC_ACQUIRE,
+						__ATOMIC_RELAXED))
+			return true;
+	}
+	/* Sleep: mark the lock waited for; whoever frees it wakes us. */
+	if (in_section)
+		slice_exit();
+	while (__atomic_exchange_n(&l->state, 2, __ATOMIC_ACQUIRE) != 0)
+		syscall(SYS_futex, &l->state, FUTEX_WAIT_PRIVATE, 2, NULL, NULL, 0);
+	if (in_section)
+		slice_enter();
+	return true;
+}
+
+/* Free the lock; true if a sleeper must be woken (slice__futex_wake()). */
+static inline bool slice__futex_release(struct slice_futexlock *l)
+{
+	return __atomic_exchange_n(&l->state, 0, __ATOMIC_RELEASE) == 2;
+}
+
+static inline void slice__futex_wake(struct slice_futexlock *l)
+{
+	syscall(SYS_futex, &l->state, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+}
+
+/* The plain spin-then-futex lock: no critical section, any ABI. */
+static inline bool slice_futex_acquire(struct slice_futexlock *l)
+{
+	return slice__futex_acquire(l, false);
+}
+
+static inline void slice_futex_release(struct slice_futexlock *l)
+{
+	if (slice__futex_release(l))
+		slice__futex_wake(l);
+}
+
+/* The extension-aware one. */
+static inline bool slice_futex_lock(struct slice_futexlock *l)
+{
+	bool contended, early = slice__extend_waiting;
+
+	slice__prepare();
+	if (early)
+		slice_enter();
+	contended = slice__futex_acquire(l, early);
+	if (!early)
+		slice_enter();
+	return contended;
+}
+
+static inline void slice_futex_unlock(struct slice_futexlock *l)
+{
+	bool wake = slice__futex_release(l);
+
+	/*
+	 * Leave the section first (a granted extension yields here, the lock
+	 * already free), then wake a sleeper: no syscall inside the section.
+	 */
+	slice_exit();
+	if (wake)
+		slice__futex_wake(l);
+}
+
+static inline bool slice_yield_lock(struct slice_yieldlock *l)
+{
+	bool contended = false, early = slice__extend_waiting;
+
+	slice__prepare();
+	if (early)
+		slice_enter();
+	while (__atomic_exchange_n(&l->locked, 1, __ATOMIC_ACQUIRE)) {
+		contended = true;
+		if (!slice__spin_until(&l->locked, sizeof(int), 0)) {
+			/* Waiting for a preempted holder: let it (or anyone) run. */
+			if (early)
+				slice_exit();
+			sched_yield();
+			if (early)
+				slice_enter();
+		}
+	}
+	if (!early)
+		slice_enter();
+	return contended;
+}
+
+static inline void slice_yield_unlock(struct slice_yieldlock *l)
+{
+	__atomic_store_n(&l->locked, 0, __ATOMIC_RELEASE);
 	slice_exit();
 }
 

@@ -42,15 +42,28 @@ locktable --abi mainline --clients 12 --hogs 12 --tables 2 --work-in 20 --work-o
 	--duration 2 --warmup 1 --interval 0 --json /host/lt-mainline-rules70.json ||
 	echo "locktable-failed mainline rules 7.0"
 echo 7.1 >$k/slice_ext_mainline_rules || exit 1
+# The other lock kinds, extension-aware (mainline), and the hog policies.
+for lock in futex yield pthread adaptive; do
+	locktable --abi mainline --lock "$lock" --clients 12 --hogs 12 --tables 2 --work-in 20 \
+		--work-out 5 --duration 2 --warmup 1 --interval 0 --json "/host/lt-lock-$lock.json" ||
+		echo "locktable-failed lock $lock"
+done
+for pol in nice19 idle batch; do
+	locktable --abi mainline --hog-policy "$pol" --clients 4 --hogs 6 --tables 2 \
+		--duration 1 --warmup 0 --interval 0 --json "/host/lt-hog-$pol.json" ||
+		echo "locktable-failed hog policy $pol"
+done
 swingbench-lite --abi mainline --mutex spin-ext --clients 50 --hogs 8 --scale 0.05 --duration 3 \
 	--warmup 1 --interval 0 --json /host/sbl.json || echo "swingbench-lite-failed"
+swingbench-lite --abi mainline --mutex futex-ext --clients 50 --hogs 8 --scale 0.05 --duration 3 \
+	--warmup 1 --interval 0 --json /host/sbl-futex-ext.json || echo "swingbench-lite-failed futex-ext"
 EOF
 
 out=$("$VM_RUN" -q --cpus 2 --timeout 900 --share "$tmp/share" -- \
 	sh /host/smoke.sh "${abis[@]}" 2>&1)
 rc=$?
 is "the guest run ended cleanly (vm-run exit $rc)" "$rc" 0
-failed_runs=$(grep -E -- '-failed ' <<<"$out")
+failed_runs=$(grep -E -- '-failed( |$)' <<<"$out")
 is "every benchmark run exited 0" "$failed_runs" ""
 [ -z "$failed_runs" ] || diag "$out"
 
@@ -96,11 +109,24 @@ ok "mainline under 7.0's rules: correct, granted and yielded, the header says so
 ok "extend-sched -w (mainline): correct, and extended" \
 	jq_true '.config.extend_waiting == true and .results.correct == true and
 		.results.extended > 0' "$tmp/share/es-mainline-w.json"
+for lock in futex yield pthread adaptive; do
+	ok "--lock $lock (mainline): mutual exclusion held under contention, and grants were made" \
+		jq_true ".config.lock == \"$lock\" and .results.correct == true and .results.contended > 0 and
+			.results.kernel.granted > 0" "$tmp/share/lt-lock-$lock.json"
+done
+for pol in nice19 idle batch; do
+	ok "--hog-policy $pol: the 6 hogs found themselves under it, inside the guest" \
+		jq_true ".config.hog_policy == \"$pol\" and .results.hogs_under_policy == 6" \
+		"$tmp/share/lt-hog-$pol.json"
+done
 ok "swingbench-lite, 50 clients, spin-ext (mainline): consistent, statements ran" \
 	jq_true '.results.consistent == true and .results.sql > 0 and .config.mutex == "spin-ext"' \
 	"$tmp/share/sbl.json"
 ok "swingbench-lite's SQLite mutexes were extended, and yielded" \
 	jq_true '.results.library.granted > 0 and .results.kernel.granted > 0 and
 		.results.library.yields > 0 and .results.kernel.yielded > 0' "$tmp/share/sbl.json"
+ok "swingbench-lite, futex-ext (mainline): consistent, and its SQLite mutexes were extended" \
+	jq_true '.results.consistent == true and .config.mutex == "futex-ext" and
+		.results.library.granted > 0 and .results.kernel.granted > 0' "$tmp/share/sbl-futex-ext.json"
 diag "swingbench-lite: $(jq -c '{sql_per_s: .results.sql_per_s, lib: .results.library, kernel: .results.kernel}' "$tmp/share/sbl.json" 2>/dev/null)"
 done_testing

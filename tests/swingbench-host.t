@@ -38,13 +38,13 @@ is "load: WAL journal" "$(sqlite3 "$db" 'pragma journal_mode')" wal
 out=$(timeout 120 "$sbl" --db "$db" --no-load --clients 2 --duration 1 --warmup 0 --interval 0 2>&1)
 like "--no-load reuses the data set and stays consistent" "$out" 'consistency: ok'
 
-# The default mix, 16 clients, 10 s, each mutex kind.
-for m in pthread spin spin-ext; do
-	out=$(timeout 300 "$sbl" --clients 16 --scale 0.1 --duration 10 --warmup 1 --interval 5 \
+# The default mix, 16 clients, 5 s, each mutex kind (ABI auto: none here).
+for m in pthread adaptive spin spin-ext futex futex-ext; do
+	out=$(timeout 300 "$sbl" --clients 16 --scale 0.1 --duration 5 --warmup 1 --interval 5 \
 		--mutex "$m" --json "$tmp/mix-$m.json" 2>&1)
 	rc=$?
-	ok "16 clients, 10 s, $m mutexes: exit 0" test $rc = 0
-	like "16 clients, 10 s, $m mutexes: consistent" "$out" 'consistency: ok'
+	ok "16 clients, 5 s, $m mutexes: exit 0" test $rc = 0
+	like "16 clients, 5 s, $m mutexes: consistent" "$out" 'consistency: ok'
 	ok "16 clients, $m: JSON has the header, SQL/s, per-type latencies and mutex counts" jq_true \
 		".header.tool == \"swingbench-lite\" and .config.mutex == \"$m\" and
 		 .results.sql_per_s > 0 and .results.per_type[\"order-products\"].latency.p99_ns > 0 and
@@ -86,7 +86,7 @@ expect_fail "an unknown mix name" 2 "unknown transaction 'checkout'" "$sbl" --mi
 expect_fail "a negative weight" 2 'mix: -3 is out of range' "$sbl" --mix op=-3
 expect_fail "all weights 0" 2 'every weight is 0' "$sbl" --mix ncr=0,ucd=0,bp=0,op=0,po=0,bo=0
 expect_fail "a mix item without =" 2 "'op' is not NAME=WEIGHT" "$sbl" --mix op
-expect_fail "an unknown mutex kind" 2 'mutex: pthread, spin or spin-ext' "$sbl" --mutex futex
+expect_fail "an unknown mutex kind" 2 'mutex: pthread, adaptive, spin, spin-ext, futex or futex-ext' "$sbl" --mutex mcs
 expect_fail "pg without --dsn" 2 'needs --dsn' "$sbl" --backend pg
 expect_fail "--dsn with sqlite" 2 'is for --backend pg' "$sbl" --dsn host=/nonexistent
 expect_fail "an unreachable DSN" 1 'cannot connect' \

@@ -57,8 +57,20 @@ static long opt_interval = 1;
 static enum slice_abi opt_abi = SLICE_ABI_AUTO;
 /* Stay extended while spinning for a lock (Rostedt's -w). */
 static int opt_extend_waiting;
-/* Lock kind: 0 test-and-test-and-set, 1 ticket. */
-static int opt_ticket;
+/* The table locks' kind (lock_names[]). */
+static enum lock_kind {
+	LOCK_TAS,	/* test-and-test-and-set spinlock */
+	LOCK_TICKET,	/* ticket spinlock */
+	LOCK_FUTEX,	/* spin --spin-us, then sleep in FUTEX_WAIT (lib) */
+	LOCK_YIELD,	/* spin --spin-us, then sched_yield() (lib) */
+	LOCK_PTHREAD,	/* glibc's default pthread mutex */
+	LOCK_ADAPTIVE,	/* glibc's PTHREAD_MUTEX_ADAPTIVE_NP */
+} opt_lock = LOCK_TAS;
+static const char *const lock_names[] = { "tas", "ticket", "futex", "yield", "pthread", "adaptive" };
+/* futex and yield locks: how long they spin before they sleep or yield, us. */
+static double opt_spin_us = SLICE_SPIN_NS_DEFAULT / 1000.0;
+/* The CPU hogs' scheduling policy. */
+static enum bench_hog_policy opt_hog_policy = BENCH_HOG_OTHER;
 /* A hold this much longer than the calibrated work counts as preempted, in us. */
 static long opt_preempt_threshold_us = 500;
 /* Seed of the clients' random table choices and work. */
@@ -73,6 +85,9 @@ struct table {
 	union {
 		struct slice_spinlock tas;
 		struct slice_ticketlock ticket;
+		struct slice_futexlock futex;
+		struct slice_yieldlock yield;
+		pthread_mutex_t mutex;
 	} lock;
 	uint64_t acquisitions;		/* under the lock */
 	uint64_t *rows;			/* under the lock */
@@ -157,6 +172,56 @@ static unsigned int pick_table(uint64_t *rng)
 	return lo;
 }
 
+/*
+ * Take a table's lock, its critical section an extension-aware one whatever
+ * the kind (with --abi none, or grants off, a plain one); true if contended.
+ */
+static bool table_lock(struct table *tb)
+{
+	switch (opt_lock) {
+	case LOCK_TICKET:
+		return slice_ticket_lock(&tb->lock.ticket);
+	case LOCK_FUTEX:
+		return slice_futex_lock(&tb->lock.futex);
+	case LOCK_YIELD:
+		return slice_yield_lock(&tb->lock.yield);
+	case LOCK_PTHREAD:
+	case LOCK_ADAPTIVE: {
+		bool contended = pthread_mutex_trylock(&tb->lock.mutex) != 0;
+
+		if (contended)
+			pthread_mutex_lock(&tb->lock.mutex);
+		slice_enter();
+		return contended;
+	}
+	default:
+		return slice_spin_lock(&tb->lock.tas);
+	}
+}
+
+static void table_unlock(struct table *tb)
+{
+	switch (opt_lock) {
+	case LOCK_TICKET:
+		slice_ticket_unlock(&tb->lock.ticket);
+		break;
+	case LOCK_FUTEX:
+		slice_futex_unlock(&tb->lock.futex);
+		break;
+	case LOCK_YIELD:
+		slice_yield_unlock(&tb->lock.yield);
+		break;
+	case LOCK_PTHREAD:
+	case LOCK_ADAPTIVE:
+		pthread_mutex_unlock(&tb->lock.mutex);
+		slice_exit();
+		break;
+	default:
+		slice_spin_unlock(&tb->lock.tas);
+		break;
+	}
+}
+
 static void *client_main(void *arg)
 {
 	struct client *c = arg;
@@ -180,16 +245,12 @@ static void *client_main(void *arg)
 			seen = ph;
 		}
 		t0 = bench_now_ns();
-		contended = opt_ticket ? slice_ticket_lock(&tb->lock.ticket) :
-					 slice_spin_lock(&tb->lock.tas);
+		contended = table_lock(tb);
 		t1 = bench_now_ns();
 		sum = do_work(tb->rows, opt_rows, units_in, &c->rng);
 		tb->acquisitions++;
 		t2 = bench_now_ns();
-		if (opt_ticket)
-			slice_ticket_unlock(&tb->lock.ticket);
-		else
-			slice_spin_unlock(&tb->lock.tas);
+		table_unlock(tb);
 		c->added[t] += sum;
 		c->acquired[t]++;
 		if (ph == MEASURE) {
@@ -249,14 +310,19 @@ static void usage(FILE *f)
 		"  -I, --interval S         seconds between progress lines, 0 = none (default: %ld)\n"
 		"  -a, --abi ABI            auto|none|rseq-cr|task-shared|mainline (default: auto)\n"
 		"  -w, --extend-waiting     stay extended while spinning for a lock (default: off)\n"
-		"      --lock KIND          tas|ticket (default: tas)\n"
+		"      --lock KIND          tas|ticket|futex|yield|pthread|adaptive (default: tas):\n"
+		"                           spinlocks, spin then FUTEX_WAIT, spin then\n"
+		"                           sched_yield(), glibc's default and adaptive mutexes\n"
+		"      --spin-us US         futex and yield locks: spin this long first (default: %g)\n"
+		"      --hog-policy P       the hogs' scheduling: other|nice19|idle|batch (default: other)\n"
 		"      --preempt-threshold US  a hold this much over the work counts as\n"
 		"                           preempted (default: %ld)\n"
 		"  -S, --seed N             random seed (default: %lu)\n"
 		"  -j, --json FILE          also write the results as JSON\n"
 		"  -h, --help               this text\n",
 		opt_clients, opt_hogs, opt_tables, opt_rows, opt_work_in_us, opt_work_out_us,
-		opt_skew, opt_duration, opt_warmup, opt_interval, opt_preempt_threshold_us, opt_seed);
+		opt_skew, opt_duration, opt_warmup, opt_interval, opt_spin_us, opt_preempt_threshold_us,
+		opt_seed);
 }
 
 static void parse_options(int argc, char **argv)
@@ -275,6 +341,8 @@ static void parse_options(int argc, char **argv)
 		{ "abi", required_argument, NULL, 'a' },
 		{ "extend-waiting", no_argument, NULL, 'w' },
 		{ "lock", required_argument, NULL, 'L' },
+		{ "spin-us", required_argument, NULL, 's' },
+		{ "hog-policy", required_argument, NULL, 'p' },
 		{ "preempt-threshold", required_argument, NULL, 'P' },
 		{ "seed", required_argument, NULL, 'S' },
 		{ "json", required_argument, NULL, 'j' },
@@ -299,16 +367,22 @@ static void parse_options(int argc, char **argv)
 			opt_abi = bench_parse_abi(PROG, optarg);
 			break;
 		case 'w': opt_extend_waiting = 1; break;
-		case 'L':
-			if (!strcmp(optarg, "tas")) {
-				opt_ticket = 0;
-			} else if (!strcmp(optarg, "ticket")) {
-				opt_ticket = 1;
-			} else {
-				fprintf(stderr, PROG ": --lock: unknown kind '%s' (tas, ticket)\n", optarg);
+		case 'L': {
+			size_t i;
+
+			for (i = 0; i < sizeof(lock_names) / sizeof(lock_names[0]); i++)
+				if (!strcmp(optarg, lock_names[i]))
+					break;
+			if (i == sizeof(lock_names) / sizeof(lock_names[0])) {
+				fprintf(stderr, PROG ": --lock: unknown kind '%s' (tas, ticket, futex, "
+					"yield, pthread, adaptive)\n", optarg);
 				exit(2);
 			}
+			opt_lock = i;
 			break;
+		}
+		case 's': opt_spin_us = bench_parse_double(PROG, "spin-us", optarg, 0, 1e6); break;
+		case 'p': opt_hog_policy = bench_parse_hog_policy(PROG, optarg); break;
 		case 'P':
 			opt_preempt_threshold_us = bench_parse_long(PROG, "preempt-threshold", optarg,
 								    1, 10000000);
@@ -323,6 +397,11 @@ static void parse_options(int argc, char **argv)
 	}
 	if (optind < argc) {
 		fprintf(stderr, PROG ": unexpected argument '%s' (see --help)\n", argv[optind]);
+		exit(2);
+	}
+	if (opt_extend_waiting && (opt_lock == LOCK_PTHREAD || opt_lock == LOCK_ADAPTIVE)) {
+		fprintf(stderr, PROG ": --extend-waiting: not with --lock %s (its waiters sleep in "
+			"the kernel)\n", lock_names[opt_lock]);
 		exit(2);
 	}
 }
@@ -354,6 +433,7 @@ int main(int argc, char **argv)
 	struct bench_hogs *hogs;
 	uint64_t execs = 0, contended = 0, long_holds = 0, t_start, t_end, last_execs;
 	uint64_t bad_tables = 0, total_acq = 0;
+	long hogs_under_policy;
 	double secs, t_last;
 	char err[256];
 	int rc = 0;
@@ -366,6 +446,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	slice_set_extend_while_waiting(opt_extend_waiting);
+	slice_set_spin_ns(llround(opt_spin_us * 1000));
 	bench_env_read(&env);
 
 	units_per_us = calibrate();
@@ -379,8 +460,18 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	memset(tables, 0, opt_tables * sizeof(*tables));
-	for (long t = 0; t < opt_tables; t++)
+	for (long t = 0; t < opt_tables; t++) {
 		tables[t].rows = xcalloc(opt_rows, sizeof(uint64_t));
+		if (opt_lock == LOCK_PTHREAD || opt_lock == LOCK_ADAPTIVE) {
+			pthread_mutexattr_t a;
+
+			pthread_mutexattr_init(&a);
+			pthread_mutexattr_settype(&a, opt_lock == LOCK_ADAPTIVE ?
+						  PTHREAD_MUTEX_ADAPTIVE_NP : PTHREAD_MUTEX_DEFAULT);
+			pthread_mutex_init(&tables[t].lock.mutex, &a);
+			pthread_mutexattr_destroy(&a);
+		}
+	}
 	if (opt_skew > 0) {
 		double norm = 0, acc = 0;
 
@@ -395,14 +486,14 @@ int main(int argc, char **argv)
 	printf(PROG ": %ld clients, %ld hogs, %ld tables (%s), %.1f us in / %.1f us out "
 	       "(%.0f units/us), %s lock%s, %ld s + %ld s warmup\n",
 	       opt_clients, opt_hogs, opt_tables, opt_skew > 0 ? "zipf" : "uniform",
-	       opt_work_in_us, opt_work_out_us, units_per_us, opt_ticket ? "ticket" : "tas",
+	       opt_work_in_us, opt_work_out_us, units_per_us, lock_names[opt_lock],
 	       opt_extend_waiting ? ", extended while waiting" : "", opt_duration, opt_warmup);
 	bench_print_env(stdout, slice_abi_name(slice_current_abi()), &env);
 	fflush(stdout);
 
 	pthread_barrier_init(&start_gate, NULL, opt_clients + opt_hogs + 1);
 	t_start = bench_now_ns();
-	hogs = bench_hogs_start(PROG, opt_hogs, &start_gate);
+	hogs = bench_hogs_start(PROG, opt_hogs, &start_gate, opt_hog_policy);
 	clients = aligned_alloc(CACHELINE, opt_clients * sizeof(*clients));
 	if (!clients) {
 		fprintf(stderr, PROG ": out of memory\n");
@@ -463,6 +554,7 @@ int main(int argc, char **argv)
 	t_end = bench_now_ns();
 	bench_kstats_read(&k_after);
 	/* The hogs go too, or the clients would take long to see STOP. */
+	hogs_under_policy = bench_hogs_under_policy(hogs);
 	bench_hogs_stop(hogs);
 	for (long i = 0; i < opt_clients; i++)
 		pthread_join(clients[i].thread, NULL);
@@ -532,6 +624,10 @@ int main(int argc, char **argv)
 	       (unsigned long long)lib.yields, (unsigned long long)lib.denied);
 	if (!bench_print_kstats(stdout, &k_delta))
 		printf("kernel: no counters (/sys/kernel/debug/slice_ext/stats absent)\n");
+	printf("hogs: %ld of %ld under policy %s (checked from inside)\n", hogs_under_policy,
+	       opt_hogs, bench_hog_policy_name(opt_hog_policy));
+	if (hogs_under_policy != opt_hogs)
+		rc = 1;
 	if (bad_tables) {
 		printf("correctness: FAILED on %llu of %ld tables\n",
 		       (unsigned long long)bad_tables, opt_tables);
@@ -556,7 +652,9 @@ int main(int argc, char **argv)
 		bench_json_u64(j, "duration_s", opt_duration);
 		bench_json_u64(j, "warmup_s", opt_warmup);
 		bench_json_bool(j, "extend_waiting", opt_extend_waiting);
-		bench_json_str(j, "lock", opt_ticket ? "ticket" : "tas");
+		bench_json_str(j, "lock", lock_names[opt_lock]);
+		bench_json_dbl(j, "spin_us", opt_spin_us);
+		bench_json_str(j, "hog_policy", bench_hog_policy_name(opt_hog_policy));
 		bench_json_u64(j, "preempt_threshold_us", opt_preempt_threshold_us);
 		bench_json_u64(j, "seed", opt_seed);
 		bench_json_dbl(j, "units_per_us", units_per_us);
@@ -569,6 +667,7 @@ int main(int argc, char **argv)
 		bench_json_hist(j, "hold", &hold);
 		bench_json_u64(j, "contended", contended);
 		bench_json_u64(j, "preempted_holding", long_holds);
+		bench_json_u64(j, "hogs_under_policy", hogs_under_policy);
 		bench_json_obj(j, "library");
 		bench_json_u64(j, "sections", lib.sections);
 		bench_json_u64(j, "granted", lib.grants);

@@ -5,13 +5,18 @@
  *
  *   pthread   pthread mutexes, recursive where SQLite asks for it: what
  *             SQLite's own unix implementation does, plus counting
+ *   adaptive  the same with glibc's adaptive mutexes (PTHREAD_MUTEX_ADAPTIVE_NP:
+ *             a short spin before sleeping) where SQLite needs no recursion
  *   spin      a test-and-test-and-set spinlock with pause
  *   spin-ext  the same on lib/slice: while a thread holds any SQLite mutex
  *             it asks the kernel not to preempt it
+ *   futex     lib/slice's spin-then-futex lock: spin spin_ns, then sleep
+ *   futex-ext the same, extension-aware
  *
  * Both spin kinds spin for at most spin_ns per attempt, then sched_yield()
  * and try again, as database latches do (Oracle's spin count, PostgreSQL's
- * s_lock()); spin_ns 0 spins forever. With a thousand threads on a few CPUs
+ * s_lock()); spin_ns 0 spins forever. The futex kinds sleep instead (spin_ns
+ * 0: after 64 pauses). With a thousand threads on a few CPUs
  * a pure spinlock convoys: every waiter burns its whole slice behind a
  * preempted holder. The bound is in time, not in pause loops, because a
  * pause costs ~10 ns on hardware but far more under QEMU's TCG.
@@ -41,8 +46,9 @@ struct sb_mutex {
 	union {
 		pthread_mutex_t pm;
 		struct slice_spinlock sl;
+		struct slice_futexlock fl;
 	};
-	pthread_t owner;	/* spin kinds: for recursion */
+	pthread_t owner;	/* spin and futex kinds: for recursion */
 	int depth;
 	uint64_t acquired, contended;	/* under the mutex */
 	struct sb_mutex *next, *prev;	/* the live dynamic mutexes */
@@ -103,12 +109,31 @@ static bool spin_lock(struct slice_spinlock *l, bool ext)
 	}
 }
 
+static bool pthread_kind(void)
+{
+	return kind == SB_MUTEX_PTHREAD || kind == SB_MUTEX_ADAPTIVE;
+}
+
+/* A pthread kind's mutex: recursive if SQLite asks, else default or adaptive. */
+static void pm_init(pthread_mutex_t *pm, int id)
+{
+	pthread_mutexattr_t attr;
+
+	pthread_mutexattr_init(&attr);
+	if (id == SQLITE_MUTEX_RECURSIVE)
+		pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_RECURSIVE);
+	else if (kind == SB_MUTEX_ADAPTIVE)
+		pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_ADAPTIVE_NP);
+	pthread_mutex_init(pm, &attr);
+	pthread_mutexattr_destroy(&attr);
+}
+
 static int m_init(void)
 {
 	for (int i = 0; i < NR_IDS; i++) {
 		statics[i].id = i;
-		if (kind == SB_MUTEX_PTHREAD)
-			pthread_mutex_init(&statics[i].pm, NULL);
+		if (pthread_kind())
+			pm_init(&statics[i].pm, i);
 	}
 	return SQLITE_OK;
 }
@@ -121,7 +146,6 @@ static int m_end(void)
 static sqlite3_mutex *m_alloc(int id)
 {
 	struct sb_mutex *m;
-	pthread_mutexattr_t attr;
 
 	if (id > SQLITE_MUTEX_RECURSIVE) {
 		if (id >= NR_IDS)
@@ -132,13 +156,8 @@ static sqlite3_mutex *m_alloc(int id)
 	if (!m)
 		return NULL;
 	m->id = id;
-	if (kind == SB_MUTEX_PTHREAD) {
-		pthread_mutexattr_init(&attr);
-		if (id == SQLITE_MUTEX_RECURSIVE)
-			pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_RECURSIVE);
-		pthread_mutex_init(&m->pm, &attr);
-		pthread_mutexattr_destroy(&attr);
-	}
+	if (pthread_kind())
+		pm_init(&m->pm, id);
 	pthread_mutex_lock(&list_lock);
 	m->next = live;
 	if (live)
@@ -164,7 +183,7 @@ static void m_free(sqlite3_mutex *p)
 	if (m->next)
 		m->next->prev = m->prev;
 	pthread_mutex_unlock(&list_lock);
-	if (kind == SB_MUTEX_PTHREAD)
+	if (pthread_kind())
 		pthread_mutex_destroy(&m->pm);
 	free(m);
 }
@@ -181,26 +200,29 @@ static void m_enter(sqlite3_mutex *p)
 	struct sb_mutex *m = (struct sb_mutex *)p;
 	bool contended = false;
 
+	if (!pthread_kind() && mine(m)) {
+		m->depth++;
+		return;
+	}
 	switch (kind) {
 	case SB_MUTEX_PTHREAD:
+	case SB_MUTEX_ADAPTIVE:
 		if (pthread_mutex_trylock(&m->pm)) {
 			contended = true;
 			pthread_mutex_lock(&m->pm);
 		}
 		break;
 	case SB_MUTEX_SPIN:
-		if (mine(m)) {
-			m->depth++;
-			return;
-		}
 		contended = spin_lock(&m->sl, false);
 		break;
 	case SB_MUTEX_SPIN_EXT:
-		if (mine(m)) {
-			m->depth++;
-			return;
-		}
 		contended = spin_lock(&m->sl, true);
+		break;
+	case SB_MUTEX_FUTEX:
+		contended = slice_futex_acquire(&m->fl);
+		break;
+	default:
+		contended = slice_futex_lock(&m->fl);
 		break;
 	}
 	__atomic_store_n(&m->owner, pthread_self(), __ATOMIC_RELAXED);
@@ -213,26 +235,32 @@ static int m_try(sqlite3_mutex *p)
 {
 	struct sb_mutex *m = (struct sb_mutex *)p;
 
+	uint32_t free = 0;
+
+	if (!pthread_kind() && mine(m)) {
+		m->depth++;
+		return SQLITE_OK;
+	}
 	switch (kind) {
 	case SB_MUTEX_PTHREAD:
+	case SB_MUTEX_ADAPTIVE:
 		if (pthread_mutex_trylock(&m->pm))
 			return SQLITE_BUSY;
 		break;
 	case SB_MUTEX_SPIN:
-		if (mine(m)) {
-			m->depth++;
-			return SQLITE_OK;
-		}
 		if (!plain_trylock(&m->sl))
 			return SQLITE_BUSY;
 		break;
 	case SB_MUTEX_SPIN_EXT:
-		if (mine(m)) {
-			m->depth++;
-			return SQLITE_OK;
-		}
 		if (!slice_spin_trylock(&m->sl))
 			return SQLITE_BUSY;
+		break;
+	default:
+		if (!__atomic_compare_exchange_n(&m->fl.state, &free, 1, false, __ATOMIC_ACQUIRE,
+						 __ATOMIC_RELAXED))
+			return SQLITE_BUSY;
+		if (kind == SB_MUTEX_FUTEX_EXT)
+			slice_enter();
 		break;
 	}
 	__atomic_store_n(&m->owner, pthread_self(), __ATOMIC_RELAXED);
@@ -245,22 +273,26 @@ static void m_leave(sqlite3_mutex *p)
 {
 	struct sb_mutex *m = (struct sb_mutex *)p;
 
-	switch (kind) {
-	case SB_MUTEX_PTHREAD:
+	if (pthread_kind()) {
 		/* pthread's recursive mutexes count for themselves. */
 		pthread_mutex_unlock(&m->pm);
-		break;
+		return;
+	}
+	if (--m->depth)
+		return;
+	__atomic_store_n(&m->owner, (pthread_t)0, __ATOMIC_RELAXED);
+	switch (kind) {
 	case SB_MUTEX_SPIN:
-		if (--m->depth)
-			return;
-		__atomic_store_n(&m->owner, (pthread_t)0, __ATOMIC_RELAXED);
 		__atomic_store_n(&m->sl.locked, 0, __ATOMIC_RELEASE);
 		break;
 	case SB_MUTEX_SPIN_EXT:
-		if (--m->depth)
-			return;
-		__atomic_store_n(&m->owner, (pthread_t)0, __ATOMIC_RELAXED);
 		slice_spin_unlock(&m->sl);
+		break;
+	case SB_MUTEX_FUTEX:
+		slice_futex_release(&m->fl);
+		break;
+	default:
+		slice_futex_unlock(&m->fl);
 		break;
 	}
 }
@@ -284,25 +316,33 @@ int sb_mutex_install(enum sb_mutex_kind k, uint64_t spin_bound_ns)
 
 	kind = k;
 	spin_ns = spin_bound_ns;
+	slice_set_spin_ns(spin_bound_ns);
 	return sqlite3_config(SQLITE_CONFIG_MUTEX, &methods);
 }
 
+static const char *const kind_names[SB_MUTEX_NR] = {
+	[SB_MUTEX_PTHREAD] = "pthread",
+	[SB_MUTEX_SPIN] = "spin",
+	[SB_MUTEX_SPIN_EXT] = "spin-ext",
+	[SB_MUTEX_ADAPTIVE] = "adaptive",
+	[SB_MUTEX_FUTEX] = "futex",
+	[SB_MUTEX_FUTEX_EXT] = "futex-ext",
+};
+
 const char *sb_mutex_kind_name(enum sb_mutex_kind k)
 {
-	return k == SB_MUTEX_PTHREAD ? "pthread" : k == SB_MUTEX_SPIN ? "spin" : "spin-ext";
+	return kind_names[k];
 }
 
 int sb_mutex_kind_parse(const char *s, enum sb_mutex_kind *k)
 {
-	if (!strcmp(s, "pthread"))
-		*k = SB_MUTEX_PTHREAD;
-	else if (!strcmp(s, "spin"))
-		*k = SB_MUTEX_SPIN;
-	else if (!strcmp(s, "spin-ext"))
-		*k = SB_MUTEX_SPIN_EXT;
-	else
-		return -1;
-	return 0;
+	for (int i = 0; i < SB_MUTEX_NR; i++) {
+		if (!strcmp(s, kind_names[i])) {
+			*k = i;
+			return 0;
+		}
+	}
+	return -1;
 }
 
 int sb_mutex_stats(struct sb_mutex_stat *out, int max)

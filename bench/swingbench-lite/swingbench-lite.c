@@ -214,9 +214,10 @@ static void usage(FILE *f)
 		"  -b, --backend NAME     sqlite | pg (default: %s)\n"
 		"      --db FILE          SQLite database (default: /dev/shm/" PROG "-PID.db, removed after)\n"
 		"      --dsn DSN          PostgreSQL connection string (with --backend pg)\n"
-		"  -m, --mutex KIND       SQLite's mutexes: pthread | spin | spin-ext (default: %s)\n"
-		"      --spin-us US       spin kinds: spin this long, then yield the CPU; 0 = never\n"
-		"                         (default: %ld)\n"
+		"  -m, --mutex KIND       SQLite's mutexes: pthread | adaptive | spin | spin-ext |\n"
+		"                         futex | futex-ext (default: %s)\n"
+		"      --spin-us US       spin kinds: spin this long, then yield the CPU (0: never);\n"
+		"                         futex kinds: spin this long, then sleep (default: %ld)\n"
 		"      --cache MODE       SQLite cache: shared | private (default: %s)\n"
 		"      --journal MODE     SQLite journal mode: wal | delete | truncate | memory (default: %s)\n"
 		"      --logon WHICH      transactions that insert a LOGON row: writers (those that\n"
@@ -293,7 +294,8 @@ static void parse_options(int argc, char **argv)
 		case 'N': opt_dsn = optarg; break;
 		case 'm':
 			if (sb_mutex_kind_parse(optarg, &opt_mutex)) {
-				fprintf(stderr, PROG ": --mutex: pthread, spin or spin-ext, not '%s'\n", optarg);
+				fprintf(stderr, PROG ": --mutex: pthread, adaptive, spin, spin-ext, futex or "
+					"futex-ext, not '%s'\n", optarg);
 				exit(2);
 			}
 			break;
@@ -494,7 +496,7 @@ int main(int argc, char **argv)
 	for (int s = 0; s < nshards; s++)
 		for (int t = 0; t < TX_NR; t++)
 			hist_init(&shards[s].lat[t]);
-	hogs = bench_hogs_start(PROG, opt_hogs, NULL);
+	hogs = bench_hogs_start(PROG, opt_hogs, NULL, BENCH_HOG_OTHER);
 	/*
 	 * Connect and prepare here, one client after the other, then hand each
 	 * connection to its thread: a thousand threads opening at once would
