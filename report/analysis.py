@@ -186,3 +186,23 @@ def repeats_needed(sa, sb, claim, limit=1000):
 def harmonic_mean(xs):
     xs = [x for x in xs if x > 0]
     return float(stats.hmean(xs)) if xs else None
+
+
+BETTER = "better"
+WORSE = "worse"
+NO_DIFFERENCE = "no difference resolved"
+
+
+def direction_verdict(ci, direction):
+    """A change without a claim: better or worse (its CI excludes 0, on the
+    side the metric's direction says is better), or no difference resolved
+    (the CI holds 0, or there is none). direction: higher, lower or none."""
+    if ci is None:
+        return INCONCLUSIVE
+    lo, hi = ci
+    if lo <= 0 <= hi:
+        return NO_DIFFERENCE
+    up = lo > 0
+    if direction == "none":
+        return "higher" if up else "lower"
+    return BETTER if up == (direction == "higher") else WORSE

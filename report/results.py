@@ -13,8 +13,11 @@ import re
 
 # The plan's columns, in order (run-all writes them; see report/README.md).
 COLUMNS = ["id", "repeat", "order", "bench", "testbed", "kernel", "boot", "abi", "grant",
-           "ext_ns", "rt_policy", "clients", "hogs", "work_in_ns", "lock", "mutex",
+           "ext_ns", "rt_policy", "clients", "hogs", "hog_policy", "work_in_ns", "lock", "mutex",
            "extend_waiting", "limit_s", "argv"]
+# Columns added since the typed plan (2026-12-04): an older plan's header
+# lacks them, and they are recovered from the arguments.
+LATER_COLUMNS = ["hog_policy", "work_in_ns"]
 INT_COLUMNS = {"repeat", "order", "grant", "ext_ns", "clients", "hogs", "work_in_ns",
                "extend_waiting", "limit_s"}
 # The benches that run the lock table, whose --work-in is the work_in_ns column.
@@ -30,6 +33,8 @@ CHOICES = {
     "rt_policy": {"never-delay-rt", "bounded"},
     "grant": {0, 1},
     "extend_waiting": {0, 1},
+    "hog_policy": {"other", "nice19", "idle", "batch"},
+    "lock": {"tas", "ticket", "futex", "yield", "pthread", "adaptive"},
 }
 
 
@@ -108,8 +113,9 @@ def load_plan(d, env):
             header_at = n if line.split("\t")[0] == "id" else 0
             if header_at:
                 columns = line.split("\t")
-                # Plans of 2026-12-04 and before had no work_in_ns column.
-                if columns not in (COLUMNS, [c for c in COLUMNS if c != "work_in_ns"]):
+                # Older plans lack some of the later columns.
+                if [c for c in COLUMNS if c in columns] != columns or \
+                        not set(COLUMNS) - set(columns) <= set(LATER_COLUMNS):
                     raise ReportError(f"{rel(path)}:{n}: the header is not the plan's columns "
                                       f"({' '.join(COLUMNS)})")
                 continue
@@ -124,6 +130,8 @@ def load_plan(d, env):
         row = {c: _typed(path, n, c, v) for c, v in zip(columns, f)}
         if "work_in_ns" not in row:
             row["work_in_ns"] = work_in_from_args(row["bench"], row["argv"] or "")
+        if "hog_policy" not in row:
+            row["hog_policy"] = hog_policy_from_args(row["bench"], row["argv"] or "")
         for c in ("id", "repeat", "order", "bench"):
             if row[c] is None:
                 raise ReportError(f"{rel(path)}:{n}: column {c} is empty")
@@ -161,6 +169,15 @@ def work_in_from_args(bench, args):
         raise ReportError(f"--work-in '{v}' in '{args}' is not a number") from None
 
 
+def hog_policy_from_args(bench, args):
+    """The lock table's hog policy, from its arguments (default other), for a
+    plan written before the hog_policy column."""
+    if bench not in LOCKTABLE_BENCHES:
+        return None
+    load = args.split(" -- ", 1)[1] if " -- " in args else args
+    return _arg(load, "--hog-policy") or "other"
+
+
 def legacy_plan(d, path, body, env):
     """A plan written before the typed columns (ID GROUP BENCH ABI GRANT EXT_NS
     RT_POLICY [LIMIT_S] ARGS): the columns are recovered from the arguments,
@@ -194,6 +211,7 @@ def legacy_plan(d, path, body, env):
         if bench == "extend-sched":
             row["extend_waiting"] = 1 if re.search(r"(^| )-w( |$)", args) else 0
         row["work_in_ns"] = work_in_from_args(bench, args)
+        row["hog_policy"] = hog_policy_from_args(bench, args)
         if abi == "none":
             row["ext_ns"] = None
         if bench == "locktable" and main is None:
@@ -265,6 +283,9 @@ class Run:
                 want.append((f"config.{k}", c[k], self.row[k]))
         if self.row["bench"] == "locktable" and "work_in_us" in c and self.row["work_in_ns"] is not None:
             want.append(("config.work_in_us (in ns)", round(c["work_in_us"] * 1000), self.row["work_in_ns"]))
+        for k in ("lock", "hog_policy"):
+            if self.row["bench"] == "locktable" and k in c and self.row[k] is not None:
+                want.append((f"config.{k}", c[k], self.row[k]))
         for name, got, exp in want:
             if got != exp:
                 raise ReportError(f"{rel(self.path)}: the run says {name}={got}, its plan row says {exp}")

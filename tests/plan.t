@@ -3,7 +3,7 @@
 # seeded random order within each repeat, and the rows each option makes.
 . "$(dirname "$0")/lib.sh"
 ra=$top/run-all
-cols="id	repeat	order	bench	testbed	kernel	boot	abi	grant	ext_ns	rt_policy	clients	hogs	work_in_ns	lock	mutex	extend_waiting	limit_s	argv"
+cols="id	repeat	order	bench	testbed	kernel	boot	abi	grant	ext_ns	rt_policy	clients	hogs	hog_policy	work_in_ns	lock	mutex	extend_waiting	limit_s	argv"
 rows() { grep -v '^#' <<<"$1" | tail -n +2; }
 
 p=$("$ra" --dry-run --seed 5 --name plan-test-$$)
@@ -11,7 +11,7 @@ is "run-all --dry-run exits 0" "$?" 0
 is "the header names the typed columns" "$(grep -v '^#' <<<"$p" | head -1)" "$cols"
 like "the seed is recorded" "$p" '# seed: 5'
 like "... and the main point" "$p" $'# main_clients: 300\n# main_hogs: 400'
-is "every row has the 19 columns" "$(rows "$p" | awk -F'\t' 'NF != 19' | wc -l)" 0
+is "every row has the 20 columns" "$(rows "$p" | awk -F'\t' 'NF != 20' | wc -l)" 0
 is "the order column counts the rows in the order they run" \
 	"$(rows "$p" | awk -F'\t' '$3 != NR' | wc -l)" 0
 is "repeat 1 runs whole before repeat 2 (the fresh boots come last)" \
@@ -28,8 +28,8 @@ is "off is grant 0 through mainline" "$(rows "$p" | awk -F'\t' '$1 == "lt-c300-h
 	"mainline 0 50000 300 400"
 is "a length sweep row: mainline at 5 us" "$(rows "$p" | awk -F'\t' '$1 == "lt-c300-h400-mainline-5us-r1" { print $8, $9, $10 }')" "mainline 1 5000"
 is "rseq-cr with a whole tick" "$(rows "$p" | awk -F'\t' '$1 == "lt-c300-h400-rseq-cr-tick-r1" { print $8, $10 }')" "rseq-cr 1000000"
-is "swingbench-lite: the mutex column" "$(rows "$p" | awk -F'\t' '$1 ~ /^sbl-pthread-r1$/ { print $16, $8 }')" "pthread none"
-is "extend-sched -w: extend_waiting 1" "$(rows "$p" | awk -F'\t' '$1 == "es-w-rseq-cr-r1" { print $17 }')" "1"
+is "swingbench-lite: the mutex column" "$(rows "$p" | awk -F'\t' '$1 ~ /^sbl-pthread-r1$/ { print $17, $8 }')" "pthread none"
+is "extend-sched -w: extend_waiting 1" "$(rows "$p" | awk -F'\t' '$1 == "es-w-rseq-cr-r1" { print $18 }')" "1"
 is "the grant traces: one run per length, at the main point" \
 	"$(rows "$p" | awk -F'\t' '$4 == "grant-trace" && $5 == "parallel" { print $10 }' | sort -n | tr '\n' ' ')" "5000 10000 30000 50000 "
 is "unused-cost: fresh boots, stock and patched alternating, in the plan" \
@@ -37,7 +37,7 @@ is "unused-cost: fresh boots, stock and patched alternating, in the plan" \
 
 q=$("$ra" --dry-run --seed 1 --name plan-test-$$ --ext-us 20 --abis mainline,rseq-cr --benchmarks locktable)
 is "--ext-us 20: a row at 20 us" "$(rows "$q" | awk -F'\t' '$4 == "locktable" && $5 == "parallel" && $10 == 20000 { n++ } END { print n }')" 5
-is "--abis without off: no grant-0 row" "$(rows "$q" | awk -F'\t' '$9 == 0' | wc -l)" 0
+is "--abis without off: no grant-0 row but the alternatives (no kernel change)" "$(rows "$q" | awk -F"\t" '$9 == 0 && $1 !~ /-alt-/' | wc -l)" 0
 is "--benchmarks locktable: only locktable, its grant traces and the timer check" "$(rows "$q" | cut -f4 | sort -u | tr '\n' ' ')" \
 	"grant-trace locktable sleep-overshoot "
 
@@ -55,6 +55,25 @@ is "--precise-repeats 3: three runs of a point" "$(rows "$q" | grep -c '^lt-c300
 err=$("$ra" --dry-run --testbeds tcg 2>&1)
 is "an unknown testbed fails" "$?" 2
 like "... naming the choices" "$err" "unknown testbed 'tcg' \(parallel, precise\)"
+
+# The alternatives (--alternatives, --sweep-alternatives).
+is "every alternative at the main point, on both testbeds" \
+	"$(rows "$p" | awk -F'\t' '$1 ~ /^lt-c300-h400-alt-/ && $2 == 1 { n[$5]++ } END { print n["parallel"], n["precise"] }')" "10 10"
+is "an alternative's columns: the lock, the hog policy, grants off or the extension" \
+	"$(rows "$p" | awk -F'\t' '$1 ~ /^lt-c300-h400-alt-(futex-ext|hogs-idle|adaptive)-r1$/ { print $1, $16, $14, $9 }' | sort | tr '\n' ';')" \
+	"lt-c300-h400-alt-adaptive-r1 adaptive other 0;lt-c300-h400-alt-futex-ext-r1 futex other 1;lt-c300-h400-alt-hogs-idle-r1 tas idle 0;"
+like "... and its arguments" "$(rows "$p" | grep '^lt-c300-h400-alt-hogs-idle-r1')" '--hog-policy idle$'
+is "the sweep's alternatives at each point of the hog sweep" \
+	"$(rows "$p" | awk -F'\t' '$1 ~ /^lt-c300-h(0|200|800)-alt-/ && $2 == 1 { print $1 }' | sed 's/-r1$//; s/.*-alt-//' | sort -u | tr '\n' ' ')" \
+	"futex futex-ext hogs-idle "
+q=$("$ra" --dry-run --seed 1 --name plan-test-$$ --alternatives none)
+is "--alternatives none: no alternative" "$(rows "$q" | grep -c -- '-alt-\|sbl-futex\|sbl-adaptive')" 0
+err=$("$ra" --dry-run --alternatives mcs 2>&1)
+is "an unknown alternative fails" "$?" 2
+like "... naming the choices" "$err" "unknown alternative 'mcs' \(hogs-nice19, "
+err=$("$ra" --dry-run --alternatives futex --sweep-alternatives hogs-idle 2>&1)
+is "a sweep alternative must be an alternative" "$?" 2
+like "... saying so" "$err" "'hogs-idle' is not one of --alternatives"
 
 err=$("$ra" --dry-run --seed x 2>&1)
 is "a bad --seed fails" "$?" 2

@@ -35,8 +35,8 @@ ok "... and its tables are correct" jqt '.results.correct == true' "$tmp/lt.json
 mkdir -p "$tmp/sr"
 t=$(printf '\t')
 {
-	echo "id${t}repeat${t}order${t}bench${t}testbed${t}kernel${t}boot${t}abi${t}grant${t}ext_ns${t}rt_policy${t}clients${t}hogs${t}work_in_ns${t}lock${t}mutex${t}extend_waiting${t}limit_s${t}argv"
-	echo "lt-r1${t}1${t}1${t}locktable${t}precise${t}patched${t}sweep${t}mainline${t}1${t}50000${t}never-delay-rt${t}4${t}4${t}5000${t}tas${t}-${t}-${t}1${t}--clients 4 --hogs 4 --duration 2 --warmup 0 --interval 0"
+	echo "id${t}repeat${t}order${t}bench${t}testbed${t}kernel${t}boot${t}abi${t}grant${t}ext_ns${t}rt_policy${t}clients${t}hogs${t}hog_policy${t}work_in_ns${t}lock${t}mutex${t}extend_waiting${t}limit_s${t}argv"
+	echo "lt-r1${t}1${t}1${t}locktable${t}precise${t}patched${t}sweep${t}mainline${t}1${t}50000${t}never-delay-rt${t}4${t}4${t}other${t}5000${t}tas${t}-${t}-${t}1${t}--clients 4 --hogs 4 --duration 2 --warmup 0 --interval 0"
 } >"$tmp/sr/plan.tsv"
 out=$("$VM_RUN" -q --clock precise --timeout 600 --share "$tmp/sr" -- sweep-runner --testbed precise /host/plan.tsv /host 2>&1)
 is "sweep-runner on the precise clock exits 0" "$?" 0

@@ -74,6 +74,22 @@ ok "... with a plot against the work" test -s "$fx/work/plots/lt-work-in.png"
 "$mk" "$fx/nowork" "$(off 100,110,120)" "$(lt abi=mainline 150,160,170)"
 like "without the sweep the table says it was not swept" "$("$gen" "$fx/nowork" 2>&1)" \
 	'Not swept here: every run of this table has work in \(us\) = 5\.'
+# The alternatives: off 100, 110, 120; the extension 150, 160, 170; the
+# spin-then-futex lock 200, 210, 220 (+90.9% against off, +31.2% against the
+# extension); hogs under SCHED_IDLE 110, 100, 120 (+0.0%, no difference).
+"$mk" "$fx/alt" "$(off 100,110,120)" "$(lt abi=mainline 150,160,170)" \
+	"$(lt "grant=0 lock=futex" 200,210,220)" "$(lt "grant=0 hog_policy=idle" 110,100,120)" \
+	"$(lt "lock=futex" 220,230,240)"
+out=$("$gen" "$fx/alt" 2>&1)
+is "a folder with alternatives renders" "$?" 0
+like "an alternative against off and against the extension, with CIs and verdicts" "$out" \
+	'\| spin-then-futex lock \| 3 \| 210 ± 10 \| \+90\.9% \[[^]]*\] \*\*better\*\* \| \+31\.2% \[[^]]*\] \*\*better\*\* \|'
+like "... no difference where the CI holds 0" "$out" \
+	'\| hogs SCHED_IDLE \| 3 \| 110 ± 10 \| \+0\.0% \[[^]]*\] \*\*no difference resolved\*\* \|'
+like "... and the extension with the lock" "$out" '\| spin-then-futex lock \+ mainline \| 3 \| 230 ± 10 \|'
+unlike "... which stay out of the main point's table" \
+	"$(sed -n '/^## The lock table at the main point/,/^## /p' <<<"$out")" 'futex|SCHED_IDLE'
+like "a folder without alternatives says so" "$("$gen" "$fx/nowork" 2>&1)" 'No alternative was run here'
 
 # ---- every verdict class, against Oracle's +44% --------------------------------
 verdict() {
