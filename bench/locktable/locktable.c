@@ -50,7 +50,7 @@ static double opt_skew;
 /* Measured seconds, after the warmup. */
 static long opt_duration = 10;
 /* Seconds of warmup (not measured). */
-static long opt_warmup = 2;
+static double opt_warmup = 2;
 /* Seconds between progress lines; 0 for none. */
 static long opt_interval = 1;
 /* Time slice extension ABI: auto|none|rseq-cr|task-shared|mainline. */
@@ -306,7 +306,7 @@ static void usage(FILE *f)
 		"  -o, --work-out US        work outside the lock per execution, us (default: %g)\n"
 		"      --skew THETA         Zipf exponent of the table choice, 0 = uniform (default: %g)\n"
 		"  -d, --duration S         measured seconds (default: %ld)\n"
-		"  -W, --warmup S           warmup seconds (default: %ld)\n"
+		"  -W, --warmup S           warmup seconds, fractions too (default: %g)\n"
 		"  -I, --interval S         seconds between progress lines, 0 = none (default: %ld)\n"
 		"  -a, --abi ABI            auto|none|rseq-cr|task-shared|mainline (default: auto)\n"
 		"  -w, --extend-waiting     stay extended while spinning for a lock (default: off)\n"
@@ -361,7 +361,7 @@ static void parse_options(int argc, char **argv)
 		case 'o': opt_work_out_us = bench_parse_double(PROG, "work-out", optarg, 0, 1e6); break;
 		case 'k': opt_skew = bench_parse_double(PROG, "skew", optarg, 0, 10); break;
 		case 'd': opt_duration = bench_parse_long(PROG, "duration", optarg, 1, 86400); break;
-		case 'W': opt_warmup = bench_parse_long(PROG, "warmup", optarg, 0, 3600); break;
+		case 'W': opt_warmup = bench_parse_double(PROG, "warmup", optarg, 0, 3600); break;
 		case 'I': opt_interval = bench_parse_long(PROG, "interval", optarg, 0, 86400); break;
 		case 'a':
 			opt_abi = bench_parse_abi(PROG, optarg);
@@ -484,7 +484,7 @@ int main(int argc, char **argv)
 	}
 
 	printf(PROG ": %ld clients, %ld hogs, %ld tables (%s), %.1f us in / %.1f us out "
-	       "(%.0f units/us), %s lock%s, %ld s + %ld s warmup\n",
+	       "(%.0f units/us), %s lock%s, %ld s + %g s warmup\n",
 	       opt_clients, opt_hogs, opt_tables, opt_skew > 0 ? "zipf" : "uniform",
 	       opt_work_in_us, opt_work_out_us, units_per_us, lock_names[opt_lock],
 	       opt_extend_waiting ? ", extended while waiting" : "", opt_duration, opt_warmup);
@@ -517,7 +517,7 @@ int main(int argc, char **argv)
 	       (bench_now_ns() - t_start) / 1e9);
 	fflush(stdout);
 
-	bench_sleep_us(opt_warmup * 1000000);
+	bench_sleep_us(llround(opt_warmup * 1000000));
 	bench_kstats_read(&k_before);
 	last_execs = sum_execs();
 	t_start = bench_now_ns();
@@ -650,7 +650,7 @@ int main(int argc, char **argv)
 		bench_json_dbl(j, "work_out_us", opt_work_out_us);
 		bench_json_dbl(j, "skew", opt_skew);
 		bench_json_u64(j, "duration_s", opt_duration);
-		bench_json_u64(j, "warmup_s", opt_warmup);
+		bench_json_dbl(j, "warmup_s", opt_warmup);
 		bench_json_bool(j, "extend_waiting", opt_extend_waiting);
 		bench_json_str(j, "lock", lock_names[opt_lock]);
 		bench_json_dbl(j, "spin_us", opt_spin_us);
