@@ -49,6 +49,8 @@ out=$("$gen" "$fx/beds" 2>&1)
 is "a folder with two testbeds renders" "$?" 0
 like "the claim on the parallel testbed" "$out" "\| Oracle's lock table[^|]*\| parallel testbed \| \+44\.0% \| 110 ± 10 → 160 ± 10"
 like "... and on the precise testbed" "$out" "\| Oracle's lock table[^|]*\| precise testbed \| \+44\.0% \| 100 ± 1 → 150 ± 1 SQL exec/s \(3, 3 runs\) \| \+50\.0%"
+like "the header describes each testbed" "$out" \
+	'preset fixture: on the parallel testbed up to 3 repeats of [^;]*4 vCPUs under \*\*tcg\*\*; on the precise testbed up to 3 repeats of [^;]* 1 vCPU under single-threaded TCG with icount'
 like "a table per testbed" "$out" '## The lock table at the main point: every arm against off, on the precise testbed \(1 vCPU, icount\)'
 ok "... with its own plot" test -s "$fx/beds/plots/lt-main-precise.png"
 # Grant durations per testbed: 100, 200, 300 us (harmonic mean 163.6 us) on
