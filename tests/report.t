@@ -28,6 +28,7 @@ is "a results folder renders" "$?" 0
 like "the off row: mean ± σ, baseline" "$out" '\| off \| 3 \| 110 ± 10 \| baseline \|'
 like "the arm: mean ± σ, change with Fieller's CI, paired, sign count, p" "$out" \
 	'\| task-shared 50 us \| 3 \| 160 ± 10 \| \+45\.5% \[\+22\.4%, \+74\.8%\] \| \+45\.7% \[[^]]*\] \| 3/3 \| 0\.004 \|'
+like "... with its verdict against 0" "$out" '\| task-shared 50 us \| 3 \| 160 ± 10 \| .* \| 0\.004 \| \*\*better\*\* \|'
 like "the claim row: +45.5% [+22.4%, +74.8%] holds +44% and not 0" "$out" \
 	"Oracle's lock table.*\| \+44\.0% \| 110 ± 10 → 160 ± 10 SQL exec/s \(3, 3 runs\) \| \+45\.5% \[\+22\.4%, \+74\.8%\] \|.*\*\*consistent with the claim\*\*"
 like "the percentiles are medians over the runs" "$out" 'median over the runs'

@@ -42,6 +42,10 @@ for section in "## Claims against our measurements" "## The lock table at the ma
 done
 like "the claims table has a verdict for the lock table" "$(grep "^| Oracle's lock table" <<<"$report")" \
 	'\*\*(consistent with the claim|smaller than claimed|larger than claimed|no effect|inconclusive|opposite to the claim|not measured)\*\*'
+like "the alternatives table: the smoke's futex lock with the extension, against off and the extension" "$report" \
+	'\| spin-then-futex lock \+ mainline \| [0-9]+ \| [^|]* \| [^|]*\*\*(better|worse|no difference resolved|inconclusive)\*\* \| [^|]*\*\*'
+ok "the hogs-idle alternative's hogs found themselves under SCHED_IDLE" bash -c \
+	"jq -e '.config.hog_policy == \"idle\" and .results.hogs_under_policy == 20' '$results'/raw/lt-c20-h20-alt-hogs-idle-r1.json"
 ok "the report's plots exist" test -s "$results/plots/lt-main.png"
 ok "the precise testbed ran in its own guests: its runs' headers name the precise clock" \
 	bash -c "jq -e '.header.kernel_cmdline | test(\"slicebench.clock=precise\")' '$results/raw/lt-c20-h20-mainline-50us-precise-r1.json' >/dev/null"
