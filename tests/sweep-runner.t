@@ -45,4 +45,22 @@ ok "grant-trace: the end tracepoints, one per grant" bash -c \
 like "the summary counts the failures" "$out" '5 point\(s\) run now, 3 of them failed'
 like "a missing plan: exit 2" "$out" 'missing plan exit 2'
 [ $_t_failed = 0 ] || diag "$out"
+
+# Two runners sharing one queue (--claim, as run-all's precise guests do):
+# every row runs once, in whichever runner claims it first.
+mkdir -p "$tmp/q"
+{
+	echo "# slicebench plan"
+	row id repeat order bench testbed kernel boot abi grant ext_ns rt_policy clients hogs hog_policy work_in_ns lock mutex extend_waiting limit_s argv
+	for i in 1 2 3 4 5 6; do
+		row "lc$i-r1" 1 "$i" lock-cost parallel patched sweep none 1 - - - - - - - - - 300 "--pairs 20000 --rounds 3"
+	done
+} >"$tmp/q/plan.tsv"
+out=$("$VM_RUN" -q --cpus 2 --timeout 600 --share "$tmp/q" -- sh -c \
+	'sweep-runner --claim /host/claims /host/plan.tsv /host >/host/a.log 2>&1 & a=$!
+	 sweep-runner --claim /host/claims /host/plan.tsv /host >/host/b.log 2>&1; b=$?
+	 wait $a; echo "exits $? $b"' 2>&1)
+like "two runners on one queue both exit 0" "$out" 'exits 0 0'
+is "... every row has its result" "$(ls "$tmp/q/raw/"*.json 2>/dev/null | wc -l)" 6
+is "... and ran once: six runs between the two" "$(cat "$tmp/q/a.log" "$tmp/q/b.log" | grep -c '^\[point .*\] lc[0-9]-r1$')" 6
 done_testing
