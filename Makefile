@@ -20,7 +20,8 @@ HOST_BIN := $(BUILD)/bin
 
 # name:source pairs of single-file guest programs.
 GUEST_PROGS := \
-	all-cpus-load:tests/guest/all-cpus-load.c
+	all-cpus-load:tests/guest/all-cpus-load.c \
+	rt-after:guest-image/rt-after.c
 
 # The patched kernel: its uapi headers (the series' ABIs) and the kernel's
 # kselftest harness, for the in-guest selftests in kernel/selftests/.
