@@ -303,7 +303,7 @@ struct slice_futexlock {
 
 /* Spin-then-yield: test-and-test-and-set, sched_yield() after each spin. */
 struct slice_yieldlock {
-	volatile int locked;
+	uint32_t locked;
 };
 
 static inline uint64_t slice__now_ns(void)
@@ -314,16 +314,13 @@ static inline uint64_t slice__now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + ts.tv_nsec;
 }
 
-/* Spin until @word reads @free or the spin budget is spent; true if free. */
-static inline bool slice__spin_until(const volatile void *word, int size, uint32_t free)
+/* Spin until @word reads 0 (free) or the spin budget is spent; true if free. */
+static inline bool slice__spin_until_free(const uint32_t *word)
 {
 	uint64_t deadline = 0;
 
 	for (unsigned int i = 1;; i++) {
-		uint32_t v = size == 4 ? __atomic_load_n((const volatile uint32_t *)word, __ATOMIC_RELAXED) :
-					 (uint32_t)__atomic_load_n((const volatile int *)word, __ATOMIC_RELAXED);
-
-		if (v == free)
+		if (!__atomic_load_n(word, __ATOMIC_RELAXED))
 			return true;
 		slice__cpu_relax();
 		/* The clock every 64 pauses: cheap, and fine-grained enough. */
@@ -344,19 +341,23 @@ static inline bool slice__spin_until(const volatile void *word, int size, uint32
  * (extend-while-waiting), which is left while sleeping: an extension is for
  * running, not for sleeping.
  */
+/* One attempt at the free lock, no section: true if taken ("held", 1). */
+static inline bool slice_futex_tryacquire(struct slice_futexlock *l)
+{
+	uint32_t free = 0;
+
+	return __atomic_compare_exchange_n(&l->state, &free, 1, false, __ATOMIC_ACQUIRE,
+					   __ATOMIC_RELAXED);
+}
+
 static inline bool slice__futex_acquire(struct slice_futexlock *l, bool in_section)
 {
-	uint32_t c = 0;
-
-	if (__atomic_compare_exchange_n(&l->state, &c, 1, false, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+	if (slice_futex_tryacquire(l))
 		return false;
 	/* Spin while the holder runs; a free lock is taken as "held". */
-	while (slice__spin_until(&l->state, 4, 0)) {
-		c = 0;
-		if (__atomic_compare_exchange_n(&l->state, &c, 1, false, __ATOMIC_ACQUIRE,
-						__ATOMIC_RELAXED))
+	while (slice__spin_until_free(&l->state))
+		if (slice_futex_tryacquire(l))
 			return true;
-	}
 	/* Sleep: mark the lock waited for; whoever frees it wakes us. */
 	if (in_section)
 		slice_exit();
@@ -426,7 +427,7 @@ static inline bool slice_yield_lock(struct slice_yieldlock *l)
 		slice_enter();
 	while (__atomic_exchange_n(&l->locked, 1, __ATOMIC_ACQUIRE)) {
 		contended = true;
-		if (!slice__spin_until(&l->locked, sizeof(int), 0)) {
+		if (!slice__spin_until_free(&l->locked)) {
 			/* Waiting for a preempted holder: let it (or anyone) run. */
 			if (early)
 				slice_exit();

@@ -156,13 +156,18 @@ def _arg(args, opt):
     return m.group(1) if m else None
 
 
+def _load_args(args):
+    """A row's lock-table arguments: after " -- " for the benches that wrap a
+    load (latency, cyclictest), else all of them."""
+    return args.split(" -- ", 1)[1] if " -- " in args else args
+
+
 def work_in_from_args(bench, args):
     """The lock table's work under the lock in ns, from its arguments (its
     default is 5 us), for a plan written before the work_in_ns column."""
     if bench not in LOCKTABLE_BENCHES:
         return None
-    load = args.split(" -- ", 1)[1] if " -- " in args else args
-    v = _arg(load, "--work-in") or _arg(load, "-i") or "5"
+    v = _arg(_load_args(args), "--work-in") or "5"
     try:
         return int(round(float(v) * 1000))
     except ValueError:
@@ -174,8 +179,7 @@ def hog_policy_from_args(bench, args):
     plan written before the hog_policy column."""
     if bench not in LOCKTABLE_BENCHES:
         return None
-    load = args.split(" -- ", 1)[1] if " -- " in args else args
-    return _arg(load, "--hog-policy") or "other"
+    return _arg(_load_args(args), "--hog-policy") or "other"
 
 
 def legacy_plan(d, path, body, env):
@@ -195,7 +199,7 @@ def legacy_plan(d, path, body, env):
         m = re.fullmatch(r".*-r([0-9]+)", rid)
         if not m:
             raise ReportError(f"{rel(path)}:{n}: run id '{rid}' does not end in -rN")
-        load = args.split(" -- ", 1)[1] if " -- " in args else args
+        load = _load_args(args)
         row = {c: None for c in COLUMNS}
         row.update(id=rid, repeat=int(m.group(1)), order=len(rows) + 1, bench=bench,
                    testbed="parallel", kernel="patched",

@@ -235,8 +235,6 @@ static int m_try(sqlite3_mutex *p)
 {
 	struct sb_mutex *m = (struct sb_mutex *)p;
 
-	uint32_t free = 0;
-
 	if (!pthread_kind() && mine(m)) {
 		m->depth++;
 		return SQLITE_OK;
@@ -256,8 +254,7 @@ static int m_try(sqlite3_mutex *p)
 			return SQLITE_BUSY;
 		break;
 	default:
-		if (!__atomic_compare_exchange_n(&m->fl.state, &free, 1, false, __ATOMIC_ACQUIRE,
-						 __ATOMIC_RELAXED))
+		if (!slice_futex_tryacquire(&m->fl))
 			return SQLITE_BUSY;
 		if (kind == SB_MUTEX_FUTEX_EXT)
 			slice_enter();
