@@ -26,7 +26,9 @@ firsts=$(rows "$p" | awk -F'\t' '$1 ~ /^lt-c300-h400-[a-z-]+-50us-r/ && !seen[$2
 ok "the first of the main point's arms differs between repeats ($firsts kinds)" test "$firsts" -gt 1
 is "off is grant 0 through mainline" "$(rows "$p" | awk -F'\t' '$1 == "lt-c300-h400-off-50us-r1" { print $8, $9, $10, $12, $13 }')" \
 	"mainline 0 50000 300 400"
-is "a length sweep row: mainline at 5 us" "$(rows "$p" | awk -F'\t' '$1 == "lt-c300-h400-mainline-5us-r1" { print $8, $9, $10 }')" "mainline 1 5000"
+is "a length sweep row, precise testbed: mainline at 5 us" "$(rows "$p" | awk -F'\t' '$1 == "lt-c300-h400-mainline-5us-precise-r1" { print $8, $9, $10 }')" "mainline 1 5000"
+is "... not on the parallel testbed, which runs the lock table at 50 us and tick only" \
+	"$(rows "$p" | awk -F'\t' '$4 == "locktable" && $5 == "parallel" && $15 == 5000 && $1 !~ /-alt-/ { print $10 }' | sort -nu | tr '\n' ' ')" "50000 1000000 "
 is "rseq-cr with a whole tick" "$(rows "$p" | awk -F'\t' '$1 == "lt-c300-h400-rseq-cr-tick-r1" { print $8, $10 }')" "rseq-cr 1000000"
 is "swingbench-lite: the mutex column" "$(rows "$p" | awk -F'\t' '$1 ~ /^sbl-pthread-r1$/ { print $17, $8 }')" "pthread none"
 is "extend-sched -w: extend_waiting 1" "$(rows "$p" | awk -F'\t' '$1 == "es-w-rseq-cr-r1" { print $18 }')" "1"
@@ -36,7 +38,9 @@ is "unused-cost: fresh boots, stock and patched alternating, in the plan" \
 	"$(rows "$p" | awk -F'\t' '$7 == "fresh" { print $6 }' | head -4 | tr '\n' ' ')" "stock patched stock patched "
 
 q=$("$ra" --dry-run --seed 1 --name plan-test-$$ --ext-us 20 --abis mainline,rseq-cr --benchmarks locktable)
-is "--ext-us 20: a row at 20 us" "$(rows "$q" | awk -F'\t' '$4 == "locktable" && $5 == "parallel" && $10 == 20000 { n++ } END { print n }')" 4
+is "--ext-us 20: lock-table rows at 20 us on the precise testbed, a grant trace on both" \
+	"$(rows "$q" | awk -F'\t' '$10 == 20000 { print $4 "/" $5 }' | sort | uniq -c | awk '{ print $1, $2 }' | tr '\n' ' ')" \
+	"1 grant-trace/parallel 1 grant-trace/precise 2 locktable/precise "
 is "--abis without off: no grant-0 row but the alternatives (no kernel change)" "$(rows "$q" | awk -F"\t" '$9 == 0 && $1 !~ /-alt-/' | wc -l)" 0
 is "--benchmarks locktable: only locktable, its grant traces and the timer check" "$(rows "$q" | cut -f4 | sort -u | tr '\n' ' ')" \
 	"grant-trace locktable sleep-overshoot "
@@ -57,8 +61,8 @@ is "an unknown testbed fails" "$?" 2
 like "... naming the choices" "$err" "unknown testbed 'tcg' \(parallel, precise\)"
 
 # The alternatives (--alternatives, --sweep-alternatives).
-is "every alternative at the main point, the precise testbed's six" \
-	"$(rows "$p" | awk -F'\t' '$1 ~ /^lt-c300-h400-alt-/ && $2 == 1 { n[$5]++ } END { print n["parallel"], n["precise"] }')" "10 6"
+is "every alternative at the main point, the precise testbed's four" \
+	"$(rows "$p" | awk -F'\t' '$1 ~ /^lt-c300-h400-alt-/ && $2 == 1 { n[$5]++ } END { print n["parallel"], n["precise"] }')" "10 4"
 is "an alternative's columns: the lock, the hog policy, grants off or the extension" \
 	"$(rows "$p" | awk -F'\t' '$1 ~ /^lt-c300-h400-alt-(futex-ext|hogs-idle|adaptive)-r1$/ { print $1, $16, $14, $9 }' | sort | tr '\n' ';')" \
 	"lt-c300-h400-alt-adaptive-r1 adaptive other 0;lt-c300-h400-alt-futex-ext-r1 futex other 1;lt-c300-h400-alt-hogs-idle-r1 tas idle 0;"
