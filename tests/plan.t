@@ -26,6 +26,10 @@ firsts=$(rows "$p" | awk -F'\t' '$1 ~ /^lt-c300-h400-[a-z-]+-50us-r/ && !seen[$2
 ok "the first of the main point's arms differs between repeats ($firsts kinds)" test "$firsts" -gt 1
 is "off is grant 0 through mainline" "$(rows "$p" | awk -F'\t' '$1 == "lt-c300-h400-off-50us-r1" { print $8, $9, $10, $12, $13 }')" \
 	"mainline 0 50000 300 400"
+is "the default plan: no latency probe on the parallel testbed, cyclictest on the precise one" \
+	"$(rows "$p" | awk -F'\t' '$4 == "latency" || $4 == "cyclictest" { print $4 "/" $5 }' | sort -u | tr '\n' ' ')" "cyclictest/precise "
+is "... the probe when --benchmarks names latency" \
+	"$("$ra" --dry-run --seed 1 --name plan-test-$$ --benchmarks latency --testbeds parallel | awk -F'\t' '$4 == "latency"' | wc -l)" 12
 is "a length sweep row, precise testbed: mainline at 5 us" "$(rows "$p" | awk -F'\t' '$1 == "lt-c300-h400-mainline-5us-precise-r1" { print $8, $9, $10 }')" "mainline 1 5000"
 is "... not on the parallel testbed, which runs the lock table at 50 us and tick only" \
 	"$(rows "$p" | awk -F'\t' '$4 == "locktable" && $5 == "parallel" && $15 == 5000 && $1 !~ /-alt-/ { print $10 }' | sort -nu | tr '\n' ' ')" "50000 1000000 "

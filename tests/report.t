@@ -39,6 +39,8 @@ ok "the lock wait CCDF" test -s "$fx/two/plots/lt-main-wait-ccdf.png"
 like "the appendix lists every run, with its order" "$out" '\| `locktable-300-400-task-shared-1-50000-r2` \| 5 \| 2 \|'
 like "it says the order was randomised, with the seed" "$out" 'random order \(seed 1,'
 unlike "a complete folder has no failed-runs section" "$out" '## Failed runs'
+like "the parallel latency probe, not in the plan, is said to be not run, and why" "$out" \
+	'## The cost to others: wakeup latency[^#]*Not run here: run-all runs this probe only when `--benchmarks` names latency'
 
 # Two testbeds: every claim and table per testbed. On the precise one off
 # runs 100, 101, 99 and task-shared 150, 151, 149: +50.0%.
