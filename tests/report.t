@@ -114,7 +114,17 @@ like "verdict: one run on a side is inconclusive, and says why" "$("$gen" "$fx/v
 	'\*\*inconclusive\*\*: fewer than 2 runs on a side'
 "$mk" "$fx/v-unmeasured" "$(off 100,110,120)" "$(lt abi=mainline 150,160,170)"
 like "verdict: not measured, naming the missing runs" "$("$gen" "$fx/v-unmeasured")" \
-	"Oracle's lock table.*not measured: no arm runs \(\`bench=locktable clients=300 hogs=400 abi=task-shared"
+	"Oracle's lock table.*not measured: no arm runs \(\`bench=locktable clients=300 hogs=400 [^)]*abi=task-shared"
+# A change from +1000% on reads as a factor: 11 -> 1600 is ×145, not +14445.5%.
+"$mk" "$fx/v-factor" "$(off 10,11,12)" "$(lt abi=task-shared 1500,1600,1700)"
+like "a change of +14445% is printed as the factor ×145" "$("$gen" "$fx/v-factor" | grep '^| task-shared 50 us')" \
+	'\| 1,600 ± 100 \| ×145 \['
+# The alternatives at the main point (a futex lock, hogs under SCHED_IDLE,
+# grants off) are not the claim's baseline: still 110 -> 160, +45.5%.
+"$mk" "$fx/v-alts" "$(off 100,110,120)" "$(lt abi=task-shared 150,160,170)" \
+	"$(lt "grant=0 lock=futex" 10,10,10)" "$(lt "grant=0 hog_policy=idle" 1000,1000,1000)"
+like "a claim's baseline is off, not the alternatives with grants off" "$("$gen" "$fx/v-alts" | grep "^| Oracle's lock table")" \
+	'110 ± 10 → 160 ± 10 SQL exec/s \(3, 3 runs\) \| \+45\.5%'
 
 # ---- plans run-all's presets never make ---------------------------------------------
 # --ext-us 20 (and 7): the lengths appear in the main table and in the length sweep.
