@@ -6,6 +6,28 @@ ra=$top/run-all
 cols="id	repeat	order	bench	testbed	kernel	boot	abi	grant	ext_ns	rt_policy	clients	hogs	hog_policy	work_in_ns	lock	mutex	extend_waiting	limit_s	argv"
 rows() { grep -v '^#' <<<"$1" | tail -n +2; }
 
+# The experiment files make the plans the bash planner made (commit
+# da2c42b; tests/fixtures/plans/), row for row: the default's cases with its
+# one intended change reverted (tests/fixtures/plans/before.toml).
+fx=$top/tests/fixtures/plans
+while IFS=$'\t' read -r case args; do
+	[[ $case == \#* || -z $case ]] && continue
+	# shellcheck disable=SC2086
+	case $args in
+	--quick*|--smoke*) got=$("$ra" --dry-run --name plan-fixture $args 2>&1) ;;
+	*) got=$("$ra" --dry-run --name plan-fixture --experiments "$fx/before.toml" $args 2>&1) ;;
+	esac
+	is "the $case plan ($args) is the bash planner's, row for row" "$got" "$(cat "$fx/$case.tsv")"
+done <"$fx/cases"
+# The intended change: swingbench-lite's spin-ext with rseq-cr and
+# task-shared on the parallel testbed, 4 repeats each; nothing else.
+new=$("$ra" --dry-run --seed 5 --name plan-test-$$ | grep -v '^#' | tail -n +2 | cut -f1,2,4- | sort)
+old=$(grep -v '^#' "$fx/default.tsv" | tail -n +2 | cut -f1,2,4- | sort)
+is "the default plan: the bash planner's runs and 8 more" "$(comm -13 <(echo "$old") <(echo "$new") | wc -l) $(comm -23 <(echo "$old") <(echo "$new") | wc -l)" "8 0"
+is "... the swingbench-lite arms Oracle's claims name" \
+	"$(comm -13 <(echo "$old") <(echo "$new") | cut -f1 | sed 's/-r[0-9]*$//' | sort -u | tr '\n' ' ')" \
+	"sbl-spin-ext-rseq-cr sbl-spin-ext-task-shared "
+
 p=$("$ra" --dry-run --seed 5 --name plan-test-$$)
 is "run-all --dry-run exits 0" "$?" 0
 is "the header names the typed columns" "$(grep -v '^#' <<<"$p" | head -1)" "$cols"
@@ -93,4 +115,48 @@ like "... saying so" "$err" "'hogs-idle' is not one of --alternatives"
 err=$("$ra" --dry-run --seed x 2>&1)
 is "a bad --seed fails" "$?" 2
 like "... saying why" "$err" "--seed: not a number"
+# The drift check (make check runs it through this suite): a claim or
+# section that names runs the plan does not make, or runs nothing reads.
+out=$("$top/experiments/plan" --check 2>&1)
+is "experiments/plan --check passes on the presets" "$?" 0
+is "... each of them" "$(grep -c 'every arm it runs is read, every arm read is run' <<<"$out")" 3
+out=$("$top/experiments/plan" --check "$fx/before.toml" 2>&1)
+is "the Swingbench drift (spin-ext with --sweep-abis only) fails the check" "$?" 1
+like "... naming the claim, its arm and the testbed" "$out" \
+	"\\[claim\\.oracle-swingbench\\] names a arm \\(bench=swingbench-lite mutex=spin-ext abi=task-shared grant=1\\) that the plan does not run on the parallel testbed"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cat >"$tmp/unread.toml" <<'EOF2'
+extends = "default.toml"
+[experiment.lt-odd]
+benchmark = "locktable"
+testbed = "parallel"
+id = "lt-odd"
+arm = "mainline"
+ext_ns = 50000
+rt_policy = "never-delay-rt"
+clients = "7"
+hogs = "7"
+lock = "tas"
+args = "{lt}"
+EOF2
+out=$("$top/experiments/plan" --check "$tmp/unread.toml" 2>&1)
+is "a run no section reads fails the check" "$?" 1
+like "... naming it" "$out" "the plan runs lt-odd, which no section or claim reads"
+
+# A user's own experiment file, beside the presets or anywhere.
+cp "$top/experiments/quick.toml" "$tmp/mine.toml"
+sed -i 's/^default = \[300\]$/default = [50]/' "$tmp/mine.toml"
+q=$("$ra" --dry-run --seed 1 --name plan-test-$$ --experiments "$tmp/mine.toml")
+is "--experiments FILE: a copy of a preset, changed, plans from its own values" \
+	"$(rows "$q" | awk -F'\t' '$4 == "locktable" { print $12 }' | sort -u)" "50"
+printf 'name = "x"\nbogus = 1\n' >"$tmp/bad.toml"
+err=$("$ra" --dry-run --experiments "$tmp/bad.toml" 2>&1)
+is "an experiment file with an unknown key fails" "$?" 2
+like "... naming the file and the key" "$err" "bad.toml: unknown key\\(s\\) bogus"
+err=$("$ra" --dry-run --experiments "$tmp/none.toml" 2>&1)
+is "a missing experiment file fails" "$?" 2
+err=$("$ra" --dry-run --bogus 3 2>&1)
+is "an option no axis has fails" "$?" 2
+like "... saying so" "$err" "unknown option '--bogus'"
 done_testing
