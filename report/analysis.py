@@ -157,6 +157,9 @@ NO_EFFECT = "no effect"
 INCONCLUSIVE = "inconclusive"
 OPPOSITE = "opposite to the claim"
 NOT_MEASURED = "not measured"
+# An experiment that says it does not answer a claim on a testbed (its claim's
+# testbeds key).
+NOT_ANSWERED = "not answered here"
 
 
 def verdict(ci, claim):

@@ -126,6 +126,35 @@ like "a change of +14445% is printed as the factor ×145" "$("$gen" "$fx/v-facto
 like "a claim's baseline is off, not the alternatives with grants off" "$("$gen" "$fx/v-alts" | grep "^| Oracle's lock table")" \
 	'110 ± 10 → 160 ± 10 SQL exec/s \(3, 3 runs\) \| \+45\.5%'
 
+# ---- the experiment the folder ran ----------------------------------------------------
+# Sections and claims come from the folder's experiment.json (run-all writes
+# it from the experiment file), not from the presets as they are now.
+cat >"$tmp/renamed.toml" <<'EOF2'
+extends = "default.toml"
+[section.lt-main]
+title = "The main point, as this experiment names it"
+[claim.oracle-locktable]
+testbeds = []
+why_not = "this experiment says it does not answer it"
+EOF2
+"$top/experiments/plan" --experiments "$tmp/renamed.toml" --plan /dev/null --resolved "$fx/two/experiment.json"
+out=$("$gen" "$fx/two" 2>&1)
+is "a folder with its own experiment.json renders" "$?" 0
+like "... its sections from it" "$out" '## The main point, as this experiment names it'
+like "... and its claims: one it does not answer says so, and why" "$out" \
+	"Oracle's lock table[^|]*\| \+44\.0% \| not run here: this experiment says it does not answer it \|[ |]*\*\*not answered here\*\*"
+like "... the header names it" "$out" "What ran and what is compared: its .experiment.json."
+printf 'extends = "default.toml"\n[section.lt-main]\nkind = "pie"\n' >"$tmp/pie.toml"
+"$top/experiments/plan" --experiments "$tmp/pie.toml" --plan /dev/null --resolved "$fx/two/experiment.json"
+out=$("$gen" "$fx/two" 2>&1)
+is "a section of an unknown kind fails" "$?" 1
+like "... naming the file, the section and the kinds" "$out" "two/experiment.json: \\[section.lt-main\\]: unknown kind 'pie' \\(table, "
+echo '[1, 2' >"$fx/two/experiment.json"
+out=$("$gen" "$fx/two" 2>&1)
+is "a malformed experiment.json fails" "$?" 1
+like "... naming it" "$out" "two/experiment.json: not valid JSON"
+rm "$fx/two/experiment.json"
+
 # ---- plans run-all's presets never make ---------------------------------------------
 # --ext-us 20 (and 7): the lengths appear in the main table and in the length sweep.
 "$mk" "$fx/ext" "$(off 100,110,120)" "$(lt "abi=mainline ext_ns=20000" 130,140,150)" \
