@@ -388,15 +388,19 @@ def percentiles(rep, cid, c, points, point_cols, arm_cols, vary):
 
 def ccdf(rep, cid, c, points, arm_cols):
     """Per arm, each run's lock wait CCDF: from its histogram if the run wrote one
-    (results.NAME.buckets: [lower_ns, upper_ns, count]), else from its percentiles."""
+    (results.NAME.buckets: [lower_ns, upper_ns, count]), else from its percentiles.
+    ccdf_arms ("COL=VALUE ... | COL=VALUE ...") keeps the runs that match any
+    of its selectors (default: every run); ccdf_title is the plot's title."""
     import plots
     key = c["ccdf"]
+    keep = [rs.parse_selector(x, rep.exp_src, f"[section.{cid}] ccdf_arms", rep.meta)
+            for x in c.get("ccdf_arms", "").split("|") if x.strip()]
     arms = {}
     from_pct = False
     for pk in points:
         for ak, runs in points[pk].items():
             for r in runs:
-                if r.data is None or r.row["grant"] not in (0, None) and r.row["ext_ns"] != 50000:
+                if r.data is None or keep and not any(rs.matches(r.row, k) for k in keep):
                     continue
                 h = r.data.get("results", {}).get(key)
                 if not isinstance(h, dict):
@@ -425,7 +429,7 @@ def ccdf(rep, cid, c, points, arm_cols):
     if not arms:
         return
     fname = f"{cid}-{key}-ccdf.png"
-    plots.ccdf(os.path.join(rep.plots, fname), f"Lock {key} CCDF per run, off and every ABI at 50 us",
+    plots.ccdf(os.path.join(rep.plots, fname), c.get("ccdf_title", f"Lock {key} CCDF per run"),
                f"lock {key} (us)", arms)
     how = ("each run's p50, p90, p99, p99.9 and maximum, joined by straight lines on the log-log axes "
            "(these runs wrote no histogram, so the curve between those points is not known)" if from_pct
