@@ -8,7 +8,7 @@ import os
 
 import analysis as an
 import results as rs
-from fmt import (TESTBED, arm_label, arm_sort, ci_pct, col_cell, col_head, dur_ns, ext_label, mean_sd, num,
+from fmt import (TESTBED, share, arm_label, arm_sort, ci_pct, col_cell, col_head, dur_ns, ext_label, mean_sd, num,
                  pct, pval, rows_tb, table)
 from results import ReportError
 
@@ -91,207 +91,242 @@ def claim_row(rep, c, cid, claimed, m, tb, rows, ps):
     ps.append(cmp_["p"])
 
 
-def comparison(rep, cid, c, tb=None):
-    """One comparison section of the experiment on one testbed; with several
-    testbeds, its heading names the testbed and its plots' names end in
-    -TESTBED."""
-    ini = rep.exp_src
-    multi = len(rep.testbeds) > 1
-    title = f"{c['title']}, on {TESTBED.get(tb, tb)}" if multi else c["title"]
-    if tb is not None and tb != "parallel":
-        cid = f"{cid}-{tb}"
-    for k in ("title", "bench", "point", "arm", "metrics"):
-        if not c.get(k):
-            raise ReportError(f"{rs.rel(ini)}: [{cid}]: no {k}")
-    if c.get("testbed") and tb is not None and tb != c["testbed"]:
-        return
-    where = rs.parse_selector(f"bench={c['bench']} {c.get('where', '')}", ini, f"[{cid}] where", rep.meta)
-    if tb is not None:
-        where["testbed"] = tb
-    planned = [r for r in rep.runs if all(r.row[k] == v for k, v in where.items())]
-    if not [r for r in rep.runs if r["bench"] == c["bench"] and (tb is None or r["testbed"] == tb)]:
-        if c.get("absent"):
-            rep.p(f"## {title}", "", c["absent"], "")
-        return
-    point_cols = c["point"].split()
-    arm_cols = c["arm"].split()
-    for col in point_cols + arm_cols + ([c["x"]] if c.get("x") else []):
-        if col not in rs.COLUMNS:
-            raise ReportError(f"{rs.rel(ini)}: [{cid}]: unknown column '{col}'")
-    metrics = [rep.metric(n, ini) for n in c["metrics"].split()]
-    prim = metrics[0]
-    bsel = rs.parse_selector(c.get("baseline", ""), ini, f"[{cid}] baseline", rep.meta) if c.get("baseline") else None
-    rep.p(f"## {title}", "")
-    if any(isinstance(v, tuple) for v in where.values()):
-        miss = [v[1] for v in where.values() if isinstance(v, tuple)]
-        rep.p(f"Not shown: the plan names no {', '.join(miss)}.", "")
-        return
-    if not planned:
-        rep.p("No run of the plan falls here (`" + c.get("where", "") + "`).", "")
-        return
-    if c.get("show_if") and not any(differs(rep, r, c["show_if"], cid) for r in planned):
-        rep.p(c.get("not_run", "Not run here."), "")
-        return
-    xs = {r.row[c["x"]] for r in planned} if c.get("x") else set()
-    if c.get("x") and len(xs) < 2:
-        rep.p(f"Not swept here: every run of this table has {col_head(c['x'])} = "
-               f"{col_cell(c['x'], next(iter(xs)))}.", "")
-        return
-    if c.get("note"):
-        rep.p(c["note"], "")
-    if c.get("baselines"):
-        against_baselines(rep, cid, c, planned, tb)
-        return
-    if tb == "precise" and c.get("note_precise"):
-        shift = rep.env.get("precise_icount_shift", "?")
-        per = f"{2 ** int(shift)}" if shift.isdigit() else "2^shift"
-        rep.p(c["note_precise"].replace("{shift}", shift).replace("{ns_per_insn}", per), "")
-    # points -> arms -> runs
-    points = {}
-    for r in planned:
-        pk = tuple(r.row[k] for k in point_cols)
-        ak = tuple(r.row[k] for k in arm_cols)
-        points.setdefault(pk, {}).setdefault(ak, []).append(r)
-    vary = [k for i, k in enumerate(point_cols) if len({pk[i] for pk in points}) > 1]
-    if c.get("x") and c["x"] in point_cols and c["x"] not in vary:
-        vary.append(c["x"])
-    prim_rows, sec_rows, cmps, halfw, between = [], [], [], [], []
-    series, strip_arms = {}, []
-    labels_cols = set(arm_cols)
-    for pk in sorted(points, key=lambda k: tuple((x is None, x) for x in k)):
-        arms = points[pk]
+class Comparison:
+    """One comparison section on one testbed: its runs grouped into points
+    (the `point` columns) and arms (the `arm` columns), each arm against the
+    point's baseline arm, then what the table can resolve, percentiles, plots
+    and the CCDF. With several testbeds the heading names the testbed and
+    the plots' names end in -TESTBED."""
+
+    def __init__(self, rep, cid, c, tb):
+        self.rep, self.c, self.tb = rep, c, tb
+        self.multi = len(rep.testbeds) > 1
+        self.title = f"{c['title']}, on {TESTBED.get(tb, tb)}" if self.multi else c["title"]
+        self.cid = f"{cid}-{tb}" if tb is not None and tb != "parallel" else cid
+        self.src = rep.exp_src
+        self.prim_rows, self.sec_rows, self.cmps, self.halfw, self.between = [], [], [], [], []
+        self.series, self.strip_arms = {}, []
+
+    def render(self):
+        planned = self.select()
+        if planned is None:
+            return
+        c = self.c
+        if c.get("note"):
+            self.rep.p(c["note"], "")
+        if c.get("baselines"):
+            against_baselines(self.rep, self.cid, c, planned, self.tb)
+            return
+        if self.tb == "precise" and c.get("note_precise"):
+            shift = self.rep.env.get("precise_icount_shift", "?")
+            per = f"{2 ** int(shift)}" if shift.isdigit() else "2^shift"
+            self.rep.p(c["note_precise"].replace("{shift}", shift).replace("{ns_per_insn}", per), "")
+        self.group(planned)
+        for pk in sorted(self.points, key=lambda k: tuple((x is None, x) for x in k)):
+            self.point(pk, self.points[pk])
+        self.tables()
+        self.resolution()
+        if c.get("percentiles"):
+            percentiles(self.rep, self.cid, c, self.points, self.point_cols, self.arm_cols, self.vary)
+        self.plot()
+        if c.get("ccdf"):
+            ccdf(self.rep, self.cid, c, self.points, self.arm_cols)
+
+    def select(self):
+        """The section's runs on this testbed, or None (after saying why,
+        under the heading) when there is nothing to compare."""
+        rep, c, cid, tb = self.rep, self.c, self.cid, self.tb
+        for k in ("title", "bench", "point", "arm", "metrics"):
+            if not c.get(k):
+                raise ReportError(f"{rs.rel(self.src)}: [{cid}]: no {k}")
+        if c.get("testbed") and tb is not None and tb != c["testbed"]:
+            return None
+        where = rs.parse_selector(f"bench={c['bench']} {c.get('where', '')}", self.src, f"[{cid}] where", rep.meta)
+        if tb is not None:
+            where["testbed"] = tb
+        if not [r for r in rep.runs if r["bench"] == c["bench"] and (tb is None or r["testbed"] == tb)]:
+            if c.get("absent"):
+                rep.p(f"## {self.title}", "", c["absent"], "")
+            return None
+        self.point_cols, self.arm_cols = c["point"].split(), c["arm"].split()
+        for col in self.point_cols + self.arm_cols + ([c["x"]] if c.get("x") else []):
+            if col not in rs.COLUMNS:
+                raise ReportError(f"{rs.rel(self.src)}: [{cid}]: unknown column '{col}'")
+        self.metrics = [rep.metric(n, self.src) for n in c["metrics"].split()]
+        self.prim = self.metrics[0]
+        self.bsel = rs.parse_selector(c["baseline"], self.src, f"[{cid}] baseline", rep.meta) \
+            if c.get("baseline") else None
+        rep.p(f"## {self.title}", "")
+        if any(isinstance(v, tuple) for v in where.values()):
+            miss = [v[1] for v in where.values() if isinstance(v, tuple)]
+            rep.p(f"Not shown: the plan names no {', '.join(miss)}.", "")
+            return None
+        planned = [r for r in rep.runs if all(r.row[k] == v for k, v in where.items())]
+        if not planned:
+            rep.p("No run of the plan falls here (`" + c.get("where", "") + "`).", "")
+            return None
+        if c.get("show_if") and not any(differs(rep, r, c["show_if"], cid) for r in planned):
+            rep.p(c.get("not_run", "Not run here."), "")
+            return None
+        xs = {r.row[c["x"]] for r in planned} if c.get("x") else set()
+        if c.get("x") and len(xs) < 2:
+            rep.p(f"Not swept here: every run of this table has {col_head(c['x'])} = "
+                  f"{col_cell(c['x'], next(iter(xs)))}.", "")
+            return None
+        return planned
+
+    def group(self, planned):
+        """points -> arms -> runs, and the point columns that vary."""
+        self.points = {}
+        for r in planned:
+            pk = tuple(r.row[k] for k in self.point_cols)
+            ak = tuple(r.row[k] for k in self.arm_cols)
+            self.points.setdefault(pk, {}).setdefault(ak, []).append(r)
+        self.vary = [k for i, k in enumerate(self.point_cols) if len({pk[i] for pk in self.points}) > 1]
+        x = self.c.get("x")
+        if x and x in self.point_cols and x not in self.vary:
+            self.vary.append(x)
+
+    def point(self, pk, arms):
+        """One point's rows: its baseline arm first, every other arm against it."""
+        rep, prim = self.rep, self.prim
         order = sorted(arms, key=lambda ak: arm_sort(arms[ak][0].row))
         base_ak = None
-        if bsel is not None:
-            bs = [ak for ak in order if rs.matches(arms[ak][0].row, bsel)]
+        if self.bsel is not None:
+            bs = [ak for ak in order if rs.matches(arms[ak][0].row, self.bsel)]
             base_ak = bs[0] if bs else None
         if base_ak is not None:
             order.remove(base_ak)
             order.insert(0, base_ak)
-        pdesc = [f"{k}={pk[point_cols.index(k)]}" for k in vary]
-        pcells = [col_cell(k, pk[point_cols.index(k)]) for k in vary]
-        if bsel is not None and base_ak is None:
-            rep.p(f"- {' '.join(pdesc) or 'This point'}: **no baseline arm** (`{c['baseline']}`) was run, "
-                   "so no change can be computed; the arms are shown alone.")
+        pcells = [col_cell(k, pk[self.point_cols.index(k)]) for k in self.vary]
+        if self.bsel is not None and base_ak is None:
+            pdesc = [f"{k}={pk[self.point_cols.index(k)]}" for k in self.vary]
+            rep.p(f"- {' '.join(pdesc) or 'This point'}: **no baseline arm** (`{self.c['baseline']}`) was run, "
+                  "so no change can be computed; the arms are shown alone.")
         base_runs = [r for r in arms[base_ak] if r.data is not None] if base_ak is not None else []
         nonbase_stats = []
         for ak in order:
             runs = arms[ak]
             done = [r for r in runs if r.data is not None]
-            label = arm_label(runs[0].row, labels_cols)
+            label = arm_label(runs[0].row, set(self.arm_cols))
             short = f" (**{len(done)} of {len(runs)} runs**)" if len(done) < len(runs) else ""
             vals = rep.values(done, prim)
             s = an.summary(vals)
             for r in done:
-                rep.section_runs.setdefault(cid, {})[r.id] = (prim, prim.value(r))
+                rep.section_runs.setdefault(self.cid, {})[r.id] = (prim, prim.value(r))
             cells = pcells + [label, f"{len(done)}{short}", mean_sd(s, prim.decimals)]
             if ak == base_ak:
                 cells += ["baseline", "", "", "", "", ""]
             elif base_runs and done:
-                cm = rep.compare(base_runs, done, prim)
-                cmps.append(cm)
-                pr = cm["paired"]
-                cells += [f"{pct(cm['change'])} {ci_pct(cm['ci']) if cm['ci'] is not None or cm['p'] is not None else ''}",
-                          f"{pct(pr['change'])} {ci_pct(pr['ci']) if pr['n'] >= 2 else ''}",
-                          f"{pr['above']}/{pr['n']}" if pr["n"] else "-",
-                          pval(cm["p"]), None,
-                          f"**{an.direction_verdict(cm['ci'], prim.direction)}**"]
-                if cm["halfwidth"] is not None:
-                    halfw.append(cm["halfwidth"])
+                cells += self.change_cells(base_runs, done)
             else:
                 cells += ["-", "-", "-", "-", "", ""]
             if ak != base_ak and s["n"] >= 2:
                 nonbase_stats.append(s)
-            prim_rows.append(cells)
-            # secondary metrics
-            sec = pcells + [label]
-            for m in metrics[1:]:
-                sv = an.summary(rep.values(done, m))
-                sec.append(mean_sd(sv, m.decimals))
-            sec_rows.append(sec)
-            if c.get("x"):
-                xv = runs[0].row[c["x"]]
-                series.setdefault(arm_label(runs[0].row, labels_cols - {c["x"]}), []).append(
-                    (xv, vals, s["mean"], s["ci"]))
+            self.prim_rows.append(cells)
+            self.sec_rows.append(pcells + [label] + [mean_sd(an.summary(rep.values(done, m)), m.decimals)
+                                                     for m in self.metrics[1:]])
+            if self.c.get("x"):
+                self.series.setdefault(arm_label(runs[0].row, set(self.arm_cols) - {self.c["x"]}), []).append(
+                    (runs[0].row[self.c["x"]], vals, s["mean"], s["ci"]))
             else:
-                strip_arms.append((label, vals, s["mean"], s["ci"]))
+                self.strip_arms.append((label, vals, s["mean"], s["ci"]))
         for i in range(len(nonbase_stats)):
             for j in range(i + 1, len(nonbase_stats)):
                 h = an.resolvable(nonbase_stats[i], nonbase_stats[j])
                 if h is not None:
-                    between.append(h)
-    if bsel is not None:
-        # Holm over this table's comparisons of the primary metric.
-        hp = an.holm([cm["p"] for cm in cmps])
-        k = 0
-        for cells in prim_rows:
-            if cells[-2] is None:
-                cells[-2] = pval(hp[k])
-                k += 1
-        head = [col_head(k) for k in vary] + ["arm", "runs", prim.label, "change [95% CI]",
-                                                      "paired [95% CI]", "above 1", "p", "Holm p", "verdict"]
-        rep.p("", f"**{prim.label}** ({prim.direction} is better):" if prim.direction != "none" else f"**{prim.label}**:", "",
-               table(head, prim_rows), "")
-    else:
-        head = [col_head(k) for k in vary] + ["arm", "runs", prim.label]
-        rep.p("", table(head, [r[:len(vary) + 3] for r in prim_rows]), "")
-    if len(metrics) > 1:
-        rep.p(table([col_head(k) for k in vary] + ["arm"] + [m.label for m in metrics[1:]], sec_rows), "")
-    # What this table can resolve, and the sign count.
-    sent = []
-    if halfw:
-        hs = sorted(halfw)
-        med = hs[len(hs) // 2]
-        sent.append(f"At the observed spread, a change of {prim.label} against the baseline smaller than about "
-                    f"±{100 * med:.0f}% cannot be told from none here (the half-width of the 95% CI at zero "
-                    f"effect; {100 * hs[0]:.0f}-{100 * hs[-1]:.0f}% over the {len(hs)} comparisons).")
-    if between:
-        bs_ = sorted(between)
-        sent.append(f"Between two non-baseline arms of a point, differences under about ±{100 * bs_[len(bs_) // 2]:.0f}% "
-                    f"cannot be resolved.")
-    if cmps:
-        above = sum(cm["paired"]["above"] for cm in cmps)
-        below = sum(cm["paired"]["below"] for cm in cmps)
-        tot = sum(cm["paired"]["n"] for cm in cmps)
-        sig = sum(1 for cm in cmps if cm["p"] is not None and cm["p"] < 0.05)
-        holm_sig = sum(1 for h in an.holm([cm["p"] for cm in cmps]) if h is not None and h < 0.05)
-        st = an.sign_test(above, below)
-        if any(cm["paired"]["n"] >= 2 for cm in cmps):
-            sent.append(f"Same-repeat ratios arm / baseline: {above} of {tot} above 1 (sign test p {pval(st)}); "
-                        f"{sig} of {len(cmps)} comparisons have p < 0.05, {holm_sig} after Holm's adjustment.")
-    if sent:
-        rep.p(" ".join(sent), "")
-        rep.resolution.setdefault(c["bench"] + (f" ({tb})" if multi else ""), []).append((title, halfw, between))
-    # percentiles, CCDF, plots
-    if c.get("percentiles"):
-        percentiles(rep, cid, c, points, point_cols, arm_cols, vary)
-    os.makedirs(rep.plots, exist_ok=True)
-    import plots
-    if c.get("x") and series:
-        band = None
-        if c.get("band"):
-            bsel2 = rs.parse_selector(c["band"], ini, f"[{cid}] band", rep.meta)
-            if tb is not None:
-                bsel2["testbed"] = tb
-            br = rep.done(bsel2)
-            if br:
-                s = an.summary(rep.values(br, prim))
-                band = (arm_label(br[0].row, {"grant", "abi"}) + " (mean, 95% CI)", s["mean"], s["ci"])
-        xl = c["x"].replace("_", " ")
-        if c["x"] in ("ext_ns", "work_in_ns"):
-            series = {k: [(x / 1000, *rest) for x, *rest in v] for k, v in series.items()}
-            xl = "extension length (us)" if c["x"] == "ext_ns" else "work under the lock (us)"
-        fname = f"{cid}.png"
-        plots.sweep(os.path.join(rep.plots, fname), f"{title}: every run, means with 95% CI",
-                    xl, prim.label, series, band)
-        rep.p(rep.plot_link(fname, title), "")
-    elif strip_arms and len(points) == 1 and any(len(a[1]) > 1 for a in strip_arms):
-        fname = f"{cid}.png"
-        plots.strip(os.path.join(rep.plots, fname), f"{title}: every run, mean and 95% CI",
-                    prim.label, strip_arms)
-        rep.p(rep.plot_link(fname, title), "")
-    if c.get("ccdf"):
-        ccdf(rep, cid, c, points, arm_cols)
+                    self.between.append(h)
+
+    def change_cells(self, base_runs, done):
+        """An arm against its point's baseline: change, paired, sign count,
+        p, (Holm p, filled in over the table), verdict."""
+        cm = self.rep.compare(base_runs, done, self.prim)
+        self.cmps.append(cm)
+        if cm["halfwidth"] is not None:
+            self.halfw.append(cm["halfwidth"])
+        pr = cm["paired"]
+        return [f"{pct(cm['change'])} {ci_pct(cm['ci']) if cm['ci'] is not None or cm['p'] is not None else ''}",
+                f"{pct(pr['change'])} {ci_pct(pr['ci']) if pr['n'] >= 2 else ''}",
+                f"{pr['above']}/{pr['n']}" if pr["n"] else "-",
+                pval(cm["p"]), None,
+                f"**{an.direction_verdict(cm['ci'], self.prim.direction)}**"]
+
+    def tables(self):
+        prim, vary = self.prim, self.vary
+        if self.bsel is not None:
+            # Holm over this table's comparisons of the primary metric.
+            hp = iter(an.holm([cm["p"] for cm in self.cmps]))
+            for cells in self.prim_rows:
+                if cells[-2] is None:
+                    cells[-2] = pval(next(hp))
+            head = [col_head(k) for k in vary] + ["arm", "runs", prim.label, "change [95% CI]",
+                                                  "paired [95% CI]", "above 1", "p", "Holm p", "verdict"]
+            lead = f"**{prim.label}** ({prim.direction} is better):" if prim.direction != "none" else f"**{prim.label}**:"
+            self.rep.p("", lead, "", table(head, self.prim_rows), "")
+        else:
+            head = [col_head(k) for k in vary] + ["arm", "runs", prim.label]
+            self.rep.p("", table(head, [r[:len(vary) + 3] for r in self.prim_rows]), "")
+        if len(self.metrics) > 1:
+            self.rep.p(table([col_head(k) for k in vary] + ["arm"] + [m.label for m in self.metrics[1:]],
+                             self.sec_rows), "")
+
+    def resolution(self):
+        """What this table can resolve, and the sign count."""
+        prim, cmps, sent = self.prim, self.cmps, []
+        if self.halfw:
+            hs = sorted(self.halfw)
+            sent.append(f"At the observed spread, a change of {prim.label} against the baseline smaller than about "
+                        f"±{100 * hs[len(hs) // 2]:.0f}% cannot be told from none here (the half-width of the 95% CI "
+                        f"at zero effect; {100 * hs[0]:.0f}-{100 * hs[-1]:.0f}% over the {len(hs)} comparisons).")
+        if self.between:
+            bs_ = sorted(self.between)
+            sent.append(f"Between two non-baseline arms of a point, differences under about "
+                        f"±{100 * bs_[len(bs_) // 2]:.0f}% cannot be resolved.")
+        if cmps and any(cm["paired"]["n"] >= 2 for cm in cmps):
+            above = sum(cm["paired"]["above"] for cm in cmps)
+            below = sum(cm["paired"]["below"] for cm in cmps)
+            tot = sum(cm["paired"]["n"] for cm in cmps)
+            sig = sum(1 for cm in cmps if cm["p"] is not None and cm["p"] < 0.05)
+            holm_sig = sum(1 for h in an.holm([cm["p"] for cm in cmps]) if h is not None and h < 0.05)
+            sent.append(f"Same-repeat ratios arm / baseline: {above} of {tot} above 1 (sign test p "
+                        f"{pval(an.sign_test(above, below))}); {sig} of {len(cmps)} comparisons have p < 0.05, "
+                        f"{holm_sig} after Holm's adjustment.")
+        if sent:
+            self.rep.p(" ".join(sent), "")
+            key = self.c["bench"] + (f" ({self.tb})" if self.multi else "")
+            self.rep.resolution.setdefault(key, []).append((self.title, self.halfw, self.between))
+
+    def plot(self):
+        """A sweep plot (x), else a strip plot of a single point's arms."""
+        import plots
+        rep, c, prim = self.rep, self.c, self.prim
+        os.makedirs(rep.plots, exist_ok=True)
+        fname = f"{self.cid}.png"
+        if c.get("x") and self.series:
+            xl, series = c["x"].replace("_", " "), self.series
+            if c["x"] in ("ext_ns", "work_in_ns"):
+                series = {k: [(x / 1000, *rest) for x, *rest in v] for k, v in series.items()}
+                xl = "extension length (us)" if c["x"] == "ext_ns" else "work under the lock (us)"
+            plots.sweep(os.path.join(rep.plots, fname), f"{self.title}: every run, means with 95% CI",
+                        xl, prim.label, series, self.band())
+            rep.p(rep.plot_link(fname, self.title), "")
+        elif self.strip_arms and len(self.points) == 1 and any(len(a[1]) > 1 for a in self.strip_arms):
+            plots.strip(os.path.join(rep.plots, fname), f"{self.title}: every run, mean and 95% CI",
+                        prim.label, self.strip_arms)
+            rep.p(rep.plot_link(fname, self.title), "")
+
+    def band(self):
+        """The section's band runs (mean and CI) across a sweep's plot."""
+        if not self.c.get("band"):
+            return None
+        sel = rs.parse_selector(self.c["band"], self.src, f"[{self.cid}] band", self.rep.meta)
+        if self.tb is not None:
+            sel["testbed"] = self.tb
+        br = self.rep.done(sel)
+        if not br:
+            return None
+        s = an.summary(self.rep.values(br, self.prim))
+        return (arm_label(br[0].row, {"grant", "abi"}) + " (mean, 95% CI)", s["mean"], s["ci"])
 
 
 def differs(rep, r, text, cid):
@@ -502,7 +537,7 @@ def grants_on(rep, tb, traces, spec):
 def table_section(rep, sid, spec):
     """A comparison table (against one baseline, or several), per testbed."""
     for tb in rep.testbeds or [None]:
-        comparison(rep, sid, spec, tb)
+        Comparison(rep, sid, spec, tb).render()
 
 
 KINDS = {
@@ -511,3 +546,123 @@ KINDS = {
     "hyperfine": hyperfine,
     "grant-durations": grant_durations,
 }
+
+
+# ---- caveats: bullets of "How far to trust the numbers" ---------------------------
+# Each is a function (rep, id, spec) of a [caveat.ID] of the experiment; the
+# runs it reads come from its spec (bench, where, ...), never from names here.
+
+def caveat_runs(rep, cid, spec, key="where"):
+    sel = rs.parse_selector(f"bench={spec['bench']} {spec.get(key, '')}", rep.exp_src, f"[caveat.{cid}] {key}",
+                            rep.meta)
+    return rep.done(sel)
+
+
+def guest_speed(rep, cid, spec):
+    """The fast path in the guest (the spec's runs and metric) against the
+    same loop on the host (host-lock-cost.json): how much slower the guest is."""
+    import json
+    lc = caveat_runs(rep, cid, spec)
+    hp = os.path.join(rep.d, "host-lock-cost.json")
+    if not lc or not os.path.isfile(hp):
+        return
+    try:
+        with open(hp) as f:
+            h = json.load(f)
+    except ValueError:
+        raise ReportError(f"{rs.rel(hp)}: not valid JSON")
+    hv = h.get("results", {}).get("plain", {}).get("median_ns") if isinstance(h, dict) else None
+    if not isinstance(hv, (int, float)):
+        raise ReportError(f"{rs.rel(hp)}: field .results.plain.median_ns is missing")
+    g = rep.metric(spec["metric"], rep.exp_src).value(lc[0])
+    rep.p(f"- Guest speed against native: an uncontended lock/unlock pair takes {g:.2f} ns in the guest and "
+          f"{hv:.2f} ns on the host, {g / hv:.1f} times slower. Critical sections calibrated in microseconds "
+          "(locktable) are real time in both; code-path costs are not.")
+
+
+def host_wait(rep, cid, spec):
+    """How long the host kept the vCPU threads waiting, per benchmark."""
+    vw = rep.vw
+    if not vw:
+        return
+    by_bench = {}
+    for r in rep.runs:
+        if r.id in vw:
+            by_bench.setdefault(r["bench"], []).append(vw[r.id][0])
+    allw = sorted(v for v, _ in vw.values())
+    cpu = sum(c for _, c in vw.values()) / len(vw)
+    worst = max(vw, key=lambda k: vw[k][0])
+    rep.p(f"- **Host preemption of the vCPU threads** (`/proc/PID/task/TID/schedstat` of QEMU's \"CPU n\" "
+          f"threads, sampled every second by `vm-run --vcpu-stats`): over {len(allw)} runs a vCPU thread spent a "
+          f"median {share(allw[len(allw) // 2])} of the wall time runnable but waiting for a host CPU (worst "
+          f"{share(vw[worst][0])} in `{worst}`), while the vCPU threads used {cpu:.2f} host CPUs per "
+          "second. The host's preemptions hit lock holders whatever the guest kernel decides; what matters for "
+          "a comparison is that they hit every arm alike (per run in the appendix). Per benchmark:")
+    rep.p("", "  | benchmark | runs | host wait share: median | min | max |", "  |---|---|---|---|---|")
+    for b, v in sorted(by_bench.items()):
+        v.sort()
+        rep.p(f"  | {b} | {len(v)} | {share(v[len(v) // 2])} | {share(v[0])} | {share(v[-1])} |")
+    rep.p("")
+
+
+def latency_floor(rep, cid, spec):
+    """The latency metric's floor in the spec's runs (its `where`: grants
+    off), against the extension length (`bound_us`)."""
+    off = caveat_runs(rep, cid, spec)
+    if not off:
+        return
+    m = rep.metric(spec["metric"], rep.exp_src)
+    v = sorted(m.value(r) for r in off)
+    med = v[len(v) // 2]
+    bound = float(spec.get("bound_us", 50))
+    rep.p(f"- **The latency probe's resolution.** With grants off, the SCHED_FIFO thread's wakeup p99 is "
+          f"already {med:,.0f} us (median of {len(v)} runs; {v[0]:,.0f}-{v[-1]:,.0f} us) under this accelerator: "
+          f"{med / bound:,.0f} times a {bound:g} us extension. An extension's cost to an RT task cannot show through "
+          "that floor here; the precise-time testbed is the place to measure it.")
+
+
+def unused_cost_history(rep, cid, spec):
+    """The cost when unused: the spec's baseline runs against its fresh-boot
+    and in-sweep runs, and how the method changed."""
+    st = caveat_runs(rep, cid, spec, "baseline")
+    pf = caveat_runs(rep, cid, spec, "fresh")
+    ps = caveat_runs(rep, cid, spec, "sweep")
+    if not st:
+        return
+    m = rep.metric(spec["metric"], rep.exp_src)
+    parts = []
+    if pf and len(st) >= 2 and len(pf) >= 2:
+        cm = an.compare(rep.values(st, m), rep.values(pf, m))
+        parts.append(f"fresh boots, {len(st)} stock against {len(pf)} patched: context switch {pct(cm['change'])} "
+                     f"{ci_pct(cm['ci'])}, so costs under about ±{100 * cm['halfwidth']:.0f}% cannot be seen")
+    if ps:
+        cm = an.compare(rep.values(st, m), rep.values(ps, m))
+        parts.append(f"the run in the sweep's own boot, after the sweep, against the stock boots: "
+                     f"{pct(cm['change'])} (1 run)")
+    rep.p("- **The cost when unused: resolution and history.** The first method compared one stock boot with "
+          "a run at the end of the sweep's long boot, and showed a 31% context-switch cost (commit db17c69's "
+          "message); fresh boots, alternating, replaced it. In this folder: " + "; ".join(parts) + ".")
+
+
+def oracle_machine(rep, cid, spec):
+    """Oracle's machine against ours, when the folder has runs of the spec's
+    benches."""
+    e = rep.env
+    if not any(r["bench"] in spec["benches"] for r in rep.runs):
+        return
+    rep.p(f"- **Oracle's machine and ours.** Oracle measured on a 2-socket AMD Genoa server (seed 004: "
+          f"hundreds of CPUs) with Oracle Database; this run has {e['vcpus']} vCPUs under "
+          f"{e['accelerator']} on {e['host_cpus']} host CPUs, and swingbench-lite runs Order Entry on "
+          "SQLite, whose mutexes stand in for Oracle's latches. The same client and hog counts on "
+          f"{e['vcpus']} vCPUs are a far heavier overload per CPU: a preempted holder blocks its table for much "
+          "longer, so each avoided preemption is worth more here, and the size of a change is not Oracle's.")
+
+
+CAVEATS = {
+    "guest-speed": guest_speed,
+    "host-wait": host_wait,
+    "latency-floor": latency_floor,
+    "unused-cost-history": unused_cost_history,
+    "oracle-machine": oracle_machine,
+}
+

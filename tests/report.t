@@ -155,6 +155,23 @@ is "a malformed experiment.json fails" "$?" 1
 like "... naming it" "$out" "two/experiment.json: not valid JSON"
 rm "$fx/two/experiment.json"
 
+# The caveats come from the experiment too: the latency floor reads the
+# runs its where names and states its bound_us.
+"$mk" "$fx/lat" "$(off 100,110,120)" "bench=latency clients=300 hogs=400 grant=0 values=4000,4200,4400" \
+	"bench=latency clients=300 hogs=400 values=4100,4300,4500"
+out=$("$gen" "$fx/lat" 2>&1)
+like "the latency floor caveat: grants-off runs against 50 us" "$out" \
+	"wakeup p99 is already 4,200 us \\(median of 3 runs; 4,000-4,400 us\\) under this accelerator: 84 times a 50 us extension"
+printf 'extends = "default.toml"\n[caveat.latency-floor]\nwhere = "grant=1"\nbound_us = 20\n' >"$tmp/floor.toml"
+"$top/experiments/plan" --experiments "$tmp/floor.toml" --plan /dev/null --resolved "$fx/lat/experiment.json"
+out=$("$gen" "$fx/lat" 2>&1)
+like "... its runs and bound from the experiment's [caveat]" "$out" "already 4,300 us \\(median of 3 runs; 4,100-4,500 us\\) under this accelerator: 215 times a 20 us extension"
+printf 'extends = "default.toml"\n[caveat.x]\nkind = "horoscope"\n' >"$tmp/cav.toml"
+"$top/experiments/plan" --experiments "$tmp/cav.toml" --plan /dev/null --resolved "$fx/lat/experiment.json"
+out=$("$gen" "$fx/lat" 2>&1)
+is "a caveat of an unknown kind fails" "$?" 1
+like "... naming it and the kinds" "$out" "\\[caveat.x\\]: unknown kind 'horoscope' \\(guest-speed, "
+
 # ---- plans run-all's presets never make ---------------------------------------------
 # --ext-us 20 (and 7): the lengths appear in the main table and in the length sweep.
 "$mk" "$fx/ext" "$(off 100,110,120)" "$(lt "abi=mainline ext_ns=20000" 130,140,150)" \
