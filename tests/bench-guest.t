@@ -125,6 +125,9 @@ ok "swingbench-lite, 50 clients, spin-ext (mainline): consistent, statements ran
 ok "swingbench-lite's SQLite mutexes were extended, and yielded" \
 	jq_true '.results.library.granted > 0 and .results.kernel.granted > 0 and
 		.results.library.yields > 0 and .results.kernel.yielded > 0' "$tmp/share/sbl.json"
+ok "swingbench-lite's grants are attributed to the classes of mutex whose release ended them" \
+	jq_true '(.results.mutexes | map(.window.grants) | add) > 0 and
+		(.results.mutexes | map(.window.grants) | add) <= .results.library.granted + 50' "$tmp/share/sbl.json"
 ok "swingbench-lite, futex-ext (mainline): consistent, and its SQLite mutexes were extended" \
 	jq_true '.results.consistent == true and .config.mutex == "futex-ext" and
 		.results.library.granted > 0 and .results.kernel.granted > 0' "$tmp/share/sbl-futex-ext.json"

@@ -49,8 +49,25 @@ for m in pthread adaptive spin spin-ext futex futex-ext; do
 		".header.tool == \"swingbench-lite\" and .config.mutex == \"$m\" and
 		 .results.sql_per_s > 0 and .results.per_type[\"order-products\"].latency.p99_ns > 0 and
 		 (.results.mutexes | map(.acquired) | add) > 0" "$tmp/mix-$m.json"
-	diag "$m: $(grep -E '^SQL exec/s' <<<"$out")"
+	# The structure in the measured window, per class of mutex: every
+	# outermost hold timed (the histogram counts what the window counts),
+	# a window inside the whole run, held shares that are shares.
+	ok "16 clients, $m: per class, the window's holds are timed and within the run's counts" jq_true \
+		"(.results.mutexes | length) > 0 and
+		 (.results.mutexes | all(.window.hold.count == .window.acquired and
+		   .window.acquired <= .acquired and .window.contended <= .window.acquired and
+		   .window.held_share >= 0 and .window.preempted_holding <= .window.acquired)) and
+		 (.results.mutexes | map(.window.acquired) | add) > 0" "$tmp/mix-$m.json"
+	ok "16 clients, $m: the writer gate and the sessions" jq_true \
+		".results.writer_gate.acquired > 0 and .results.writer_gate.utilisation > 0 and
+		 .results.writer_gate.utilisation <= 1.01 and .results.writer_gate.contended <= .results.writer_gate.acquired and
+		 .results.sessions.in_transaction > 0 and .results.sessions.in_transaction <= 16.5 and
+		 .results.sessions.runnable_samples > 0 and .results.sessions.runnable_max >= 1" "$tmp/mix-$m.json"
+	diag "$m: $(grep -E '^SQL exec/s|^writer gate|^sessions' <<<"$out" | tr '\n' ' ')"
 done
+out=$("$sbl" --preempted-us 0 2>&1)
+is "--preempted-us 0 fails" "$?" 2
+like "... naming the option" "$out" "preempted-us"
 out=$(timeout 300 "$sbl" --clients 16 --scale 0.1 --duration 3 --warmup 0 --interval 0 \
 	--cache private --journal delete 2>&1)
 like "private cache, rollback journal: consistent" "$out" 'consistency: ok'

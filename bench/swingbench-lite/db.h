@@ -77,4 +77,16 @@ struct db_sqlite_config {
 };
 extern struct db_sqlite_config db_sqlite_config;
 
+/*
+ * The writer gate in the measured window: write transactions that took it,
+ * how many found it taken, the time spent waiting for it and holding it
+ * (summed), the longest hold.
+ */
+struct db_gate_stats {
+	uint64_t acquired, contended, wait_ns, held_ns, max_hold_ns;
+};
+void db_sqlite_gate_measure(bool on);
+/* Read after the clients have stopped. */
+const struct db_gate_stats *db_sqlite_gate_stats(void);
+
 #endif /* SWINGBENCH_DB_H */

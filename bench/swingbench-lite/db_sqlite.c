@@ -33,6 +33,62 @@ struct db_sqlite_config db_sqlite_config = {
 
 /* Write transactions, one at a time (db.h). */
 static pthread_mutex_t writer_gate = PTHREAD_MUTEX_INITIALIZER;
+/* The gate in the measured window (db_sqlite_gate_measure()), under the gate. */
+static volatile int gate_measuring;
+static struct db_gate_stats gate;
+static uint64_t gate_since;
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+void db_sqlite_gate_measure(bool on)
+{
+	__atomic_store_n(&gate_measuring, on, __ATOMIC_RELAXED);
+}
+
+const struct db_gate_stats *db_sqlite_gate_stats(void)
+{
+	return &gate;
+}
+
+/* Take the gate; in the window, count, time the wait, start the hold. */
+static void gate_lock(void)
+{
+	uint64_t t0 = 0;
+	bool contended = false;
+
+	if (__atomic_load_n(&gate_measuring, __ATOMIC_RELAXED))
+		t0 = now_ns();
+	if (pthread_mutex_trylock(&writer_gate)) {
+		contended = true;
+		pthread_mutex_lock(&writer_gate);
+	}
+	gate_since = 0;
+	if (t0 && __atomic_load_n(&gate_measuring, __ATOMIC_RELAXED)) {
+		gate_since = now_ns();
+		gate.acquired++;
+		gate.contended += contended;
+		gate.wait_ns += gate_since - t0;
+	}
+}
+
+static void gate_unlock(void)
+{
+	if (gate_since) {
+		uint64_t d = now_ns() - gate_since;
+
+		gate.held_ns += d;
+		if (d > gate.max_hold_ns)
+			gate.max_hold_ns = d;
+		gate_since = 0;
+	}
+	pthread_mutex_unlock(&writer_gate);
+}
 
 #define MAX_ROWS 64
 #define MAX_COLS 8
@@ -258,12 +314,12 @@ static enum db_status db_begin(struct db *db, bool write)
 
 	if (!write)
 		return exec_sql(db, "BEGIN");
-	pthread_mutex_lock(&writer_gate);
+	gate_lock();
 	db->holds_gate = true;
 	st = exec_sql(db, "BEGIN IMMEDIATE");
 	if (st != DB_OK) {
 		db->holds_gate = false;
-		pthread_mutex_unlock(&writer_gate);
+		gate_unlock();
 	}
 	return st;
 }
@@ -275,7 +331,7 @@ static enum db_status db_end(struct db *db, bool commit)
 	/* A failed COMMIT leaves the transaction open until the ROLLBACK. */
 	if ((st == DB_OK || !commit) && db->holds_gate) {
 		db->holds_gate = false;
-		pthread_mutex_unlock(&writer_gate);
+		gate_unlock();
 	}
 	return st;
 }

@@ -26,6 +26,16 @@
  * summed per kind of mutex (SQLite's static ones by name, the dynamic ones
  * by type) for the report: they show which latches the workload really
  * contends on.
+ *
+ * Inside the measured window (sb_mutex_measure()) each outermost hold is
+ * also timed, under the mutex: a hold-time histogram per mutex, the time
+ * held, and the holds longer than preempted_ns, which (as in locktable) can
+ * only mean the holder lost its CPU while holding. For the extension-aware
+ * kinds, a release that ended an extended section (the library counted a
+ * grant) counts a grant for its mutex's class, atomically (grants are rare).
+ * Per class these give the structure the extension has to work with: how
+ * often a statement takes a latch, how long it holds it, how much of the
+ * time it is held, and how often a holder is preempted inside it.
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -52,6 +62,9 @@ struct sb_mutex {
 	int depth;
 	uint64_t acquired, contended;	/* under the mutex */
 	struct sb_mutex *next, *prev;	/* the live dynamic mutexes */
+	/* In the measured window, under the mutex: */
+	uint64_t since;			/* when the outermost hold began (0: not timed) */
+	struct sb_mutex_window w;
 };
 
 static enum sb_mutex_kind kind;
@@ -61,6 +74,12 @@ static struct sb_mutex statics[NR_IDS];
 static pthread_mutex_t list_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct sb_mutex *live;
 static uint64_t freed_acquired[2], freed_contended[2];
+static struct sb_mutex_window freed_w[2];
+/* The measured window is open (sb_mutex_measure()), and its threshold. */
+static volatile int measuring;
+static uint64_t preempted_ns = 500000;
+/* Grants per class, counted by the releasing thread. */
+static uint64_t class_grants[NR_IDS];
 
 static const char *const id_names[NR_IDS] = {
 	[SQLITE_MUTEX_FAST] = "fast (dynamic: shared-cache B-tree, WAL index, ...)",
@@ -83,6 +102,41 @@ static inline bool plain_trylock(struct slice_spinlock *l)
 {
 	return !__atomic_load_n(&l->locked, __ATOMIC_RELAXED) &&
 	       !__atomic_exchange_n(&l->locked, 1, __ATOMIC_ACQUIRE);
+}
+
+static void window_add(struct sb_mutex_window *dst, const struct sb_mutex_window *src)
+{
+	dst->acquired += src->acquired;
+	dst->contended += src->contended;
+	dst->held_ns += src->held_ns;
+	dst->preempted += src->preempted;
+	hist_merge(&dst->hold, &src->hold);
+}
+
+/* The outermost hold began (the mutex is ours). */
+static inline void hold_begin(struct sb_mutex *m, bool contended)
+{
+	if (!__atomic_load_n(&measuring, __ATOMIC_RELAXED)) {
+		m->since = 0;
+		return;
+	}
+	m->since = bench_now_ns();
+	m->w.acquired++;
+	m->w.contended += contended;
+}
+
+/* The outermost hold ends (still ours). */
+static inline void hold_end(struct sb_mutex *m)
+{
+	uint64_t d;
+
+	if (!m->since)
+		return;
+	d = bench_now_ns() - m->since;
+	m->since = 0;
+	hist_add(&m->w.hold, d);
+	m->w.held_ns += d;
+	m->w.preempted += d > preempted_ns;
 }
 
 /* Spin for the lock, yielding the CPU after spin_ns of spinning; true if contended. */
@@ -132,6 +186,7 @@ static int m_init(void)
 {
 	for (int i = 0; i < NR_IDS; i++) {
 		statics[i].id = i;
+		hist_init(&statics[i].w.hold);
 		if (pthread_kind())
 			pm_init(&statics[i].pm, i);
 	}
@@ -156,6 +211,7 @@ static sqlite3_mutex *m_alloc(int id)
 	if (!m)
 		return NULL;
 	m->id = id;
+	hist_init(&m->w.hold);
 	if (pthread_kind())
 		pm_init(&m->pm, id);
 	pthread_mutex_lock(&list_lock);
@@ -176,6 +232,7 @@ static void m_free(sqlite3_mutex *p)
 	pthread_mutex_lock(&list_lock);
 	freed_acquired[m->id] += m->acquired;
 	freed_contended[m->id] += m->contended;
+	window_add(&freed_w[m->id], &m->w);
 	if (m->prev)
 		m->prev->next = m->next;
 	else
@@ -211,7 +268,12 @@ static void m_enter(sqlite3_mutex *p)
 			contended = true;
 			pthread_mutex_lock(&m->pm);
 		}
-		break;
+		/* A recursive pthread mutex: only its owner sees depth > 0. */
+		m->acquired++;
+		m->contended += contended;
+		if (m->depth++ == 0)
+			hold_begin(m, contended);
+		return;
 	case SB_MUTEX_SPIN:
 		contended = spin_lock(&m->sl, false);
 		break;
@@ -229,6 +291,7 @@ static void m_enter(sqlite3_mutex *p)
 	m->depth = 1;
 	m->acquired++;
 	m->contended += contended;
+	hold_begin(m, contended);
 }
 
 static int m_try(sqlite3_mutex *p)
@@ -244,7 +307,10 @@ static int m_try(sqlite3_mutex *p)
 	case SB_MUTEX_ADAPTIVE:
 		if (pthread_mutex_trylock(&m->pm))
 			return SQLITE_BUSY;
-		break;
+		m->acquired++;
+		if (m->depth++ == 0)
+			hold_begin(m, false);
+		return SQLITE_OK;
 	case SB_MUTEX_SPIN:
 		if (!plain_trylock(&m->sl))
 			return SQLITE_BUSY;
@@ -263,20 +329,25 @@ static int m_try(sqlite3_mutex *p)
 	__atomic_store_n(&m->owner, pthread_self(), __ATOMIC_RELAXED);
 	m->depth = 1;
 	m->acquired++;
+	hold_begin(m, false);
 	return SQLITE_OK;
 }
 
 static void m_leave(sqlite3_mutex *p)
 {
 	struct sb_mutex *m = (struct sb_mutex *)p;
+	uint64_t grants = slice__self.c.grants;
+	int id = m->id;
 
 	if (pthread_kind()) {
-		/* pthread's recursive mutexes count for themselves. */
+		if (--m->depth == 0)
+			hold_end(m);
 		pthread_mutex_unlock(&m->pm);
 		return;
 	}
 	if (--m->depth)
 		return;
+	hold_end(m);
 	__atomic_store_n(&m->owner, (pthread_t)0, __ATOMIC_RELAXED);
 	switch (kind) {
 	case SB_MUTEX_SPIN:
@@ -292,6 +363,13 @@ static void m_leave(sqlite3_mutex *p)
 		slice_futex_unlock(&m->fl);
 		break;
 	}
+	/*
+	 * The release ended an extended section: the library counted the grant
+	 * (and yielded). Attribute it to this mutex's class (m is no longer
+	 * ours, so not under it).
+	 */
+	if (slice__self.c.grants != grants && __atomic_load_n(&measuring, __ATOMIC_RELAXED))
+		__atomic_fetch_add(&class_grants[id], 1, __ATOMIC_RELAXED);
 }
 
 /* Used by SQLite's assert()s only, which release builds do not have. */
@@ -342,24 +420,43 @@ int sb_mutex_kind_parse(const char *s, enum sb_mutex_kind *k)
 	return -1;
 }
 
+void sb_mutex_measure(bool on, uint64_t preempted_after_ns)
+{
+	if (preempted_after_ns)
+		preempted_ns = preempted_after_ns;
+	__atomic_store_n(&measuring, on, __ATOMIC_RELAXED);
+}
+
+/*
+ * Call when no thread uses SQLite any more (the clients have stopped): the
+ * window's figures are read without the mutexes.
+ */
 int sb_mutex_stats(struct sb_mutex_stat *out, int max)
 {
 	uint64_t acq[NR_IDS] = { 0 }, con[NR_IDS] = { 0 };
+	static struct sb_mutex_window w[NR_IDS];
 	int n = 0;
 
+	for (int i = 0; i < NR_IDS; i++) {
+		memset(&w[i], 0, sizeof(w[i]));
+		hist_init(&w[i].hold);
+	}
 	pthread_mutex_lock(&list_lock);
 	for (int t = 0; t < 2; t++) {
 		acq[t] = freed_acquired[t];
 		con[t] = freed_contended[t];
+		window_add(&w[t], &freed_w[t]);
 	}
 	for (struct sb_mutex *m = live; m; m = m->next) {
 		acq[m->id] += m->acquired;
 		con[m->id] += m->contended;
+		window_add(&w[m->id], &m->w);
 	}
 	pthread_mutex_unlock(&list_lock);
 	for (int i = SQLITE_MUTEX_STATIC_MAIN; i < NR_IDS; i++) {
 		acq[i] = statics[i].acquired;
 		con[i] = statics[i].contended;
+		window_add(&w[i], &statics[i].w);
 	}
 	for (int i = 0; i < NR_IDS && n < max; i++) {
 		if (!acq[i])
@@ -367,6 +464,8 @@ int sb_mutex_stats(struct sb_mutex_stat *out, int max)
 		out[n].name = id_names[i];
 		out[n].acquired = acq[i];
 		out[n].contended = con[i];
+		out[n].window = &w[i];
+		out[n].grants = __atomic_load_n(&class_grants[i], __ATOMIC_RELAXED);
 		n++;
 	}
 	return n;

@@ -73,6 +73,8 @@ static int opt_no_load;
 static int opt_keep;
 /* Write the results as JSON here. */
 static const char *opt_json;
+/* A SQLite mutex or the writer gate held longer than this: its holder was preempted. */
+static long opt_preempted_us = 500;
 /* The transaction mix. */
 static int weights[TX_NR];
 
@@ -104,6 +106,43 @@ static volatile int phase = WARMUP;
 static int total_weight;
 static enum soe_txn pick_table[TX_NR * 1000];
 static pthread_barrier_t ready;
+
+/*
+ * The runnable tasks, sampled every 10 ms in the measured window from
+ * /proc/loadavg's fourth field (the system's running count: the clients
+ * that are running or waiting for a CPU, the hogs, this sampler). How many
+ * sessions compete for the CPUs is what decides whether a preempted latch
+ * holder stalls others.
+ */
+struct runnable {
+	pthread_t thread;
+	volatile int stop;
+	uint64_t samples, sum, max;
+};
+
+static void *runnable_main(void *arg)
+{
+	struct runnable *r = arg;
+
+	while (!__atomic_load_n(&r->stop, __ATOMIC_RELAXED)) {
+		char buf[128];
+		unsigned long running;
+		FILE *f = fopen("/proc/loadavg", "r");
+
+		if (f) {
+			if (fgets(buf, sizeof(buf), f) &&
+			    sscanf(buf, "%*s %*s %*s %lu/", &running) == 1) {
+				r->samples++;
+				r->sum += running;
+				if (running > r->max)
+					r->max = running;
+			}
+			fclose(f);
+		}
+		bench_sleep_us(10000);
+	}
+	return NULL;
+}
 
 static enum soe_txn pick(uint64_t *rng)
 {
@@ -244,8 +283,10 @@ static void usage(FILE *f)
 		"      --no-load          use the database as it is (loaded by an earlier run)\n"
 		"      --keep             keep the SQLite file\n"
 		"  -j, --json FILE        also write the results as JSON\n"
+		"      --preempted-us US  a mutex hold longer than this counts as preempted while\n"
+		"                         holding (default: %ld)\n"
 		"  -h, --help             this text\n",
-		opt_duration, opt_warmup, opt_interval, opt_max_retries, opt_seed);
+		opt_duration, opt_warmup, opt_interval, opt_max_retries, opt_seed, opt_preempted_us);
 }
 
 static void parse_options(int argc, char **argv)
@@ -272,6 +313,7 @@ static void parse_options(int argc, char **argv)
 		{ "no-load", no_argument, NULL, 'n' },
 		{ "keep", no_argument, NULL, 'k' },
 		{ "json", required_argument, NULL, 'j' },
+		{ "preempted-us", required_argument, NULL, 'P' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -341,6 +383,7 @@ static void parse_options(int argc, char **argv)
 			break;
 		case 'R': opt_max_retries = bench_parse_long(PROG, "max-retries", optarg, 1, 1000000); break;
 		case 'S': opt_seed = bench_parse_long(PROG, "seed", optarg, 0, __LONG_MAX__); break;
+		case 'P': opt_preempted_us = bench_parse_long(PROG, "preempted-us", optarg, 1, 10000000); break;
 		case 'n': opt_no_load = 1; break;
 		case 'k': opt_keep = 1; break;
 		case 'j': opt_json = optarg; break;
@@ -401,6 +444,8 @@ int main(int argc, char **argv)
 	struct bench_kstats k_before, k_after, k_delta;
 	struct slice_counters lib = { 0 };
 	struct sb_mutex_stat mstat[16];
+	struct runnable run = { 0 };
+	double in_txn = 0;
 	struct soe_effects done = { 0 };
 	uint64_t committed[TX_NR] = { 0 }, retries[TX_NR] = { 0 }, failed[TX_NR] = { 0 };
 	uint64_t errors[TX_NR] = { 0 }, sql_by_type[TX_NR] = { 0 }, sql = 0, txns = 0, t_start, t_end, last_txns, last_sql;
@@ -527,6 +572,11 @@ int main(int argc, char **argv)
 	bench_kstats_read(&k_before);
 	last_txns = sum_txns();
 	last_sql = sum_sql();
+	if (ops == &db_sqlite_ops) {
+		sb_mutex_measure(true, opt_preempted_us * 1000ull);
+		db_sqlite_gate_measure(true);
+	}
+	bench_start_thread(PROG, &run.thread, 64 * 1024, runnable_main, &run);
 	t_start = bench_now_ns();
 	__atomic_store_n(&phase, MEASURE, __ATOMIC_RELAXED);
 	while (1) {
@@ -556,6 +606,12 @@ int main(int argc, char **argv)
 	}
 	__atomic_store_n(&phase, STOP, __ATOMIC_RELAXED);
 	t_end = bench_now_ns();
+	if (ops == &db_sqlite_ops) {
+		sb_mutex_measure(false, 0);
+		db_sqlite_gate_measure(false);
+	}
+	__atomic_store_n(&run.stop, 1, __ATOMIC_RELAXED);
+	pthread_join(run.thread, NULL);
 	bench_kstats_read(&k_after);
 	for (long i = 0; i < opt_clients; i++)
 		pthread_join(clients[i].thread, NULL);
@@ -597,8 +653,11 @@ int main(int argc, char **argv)
 		if (c->soe.db)
 			ops->close(c->soe.db);
 	}
-	for (int t = 0; t < TX_NR; t++)
+	for (int t = 0; t < TX_NR; t++) {
 		txns += committed[t];
+		/* Little's law: transactions in progress = rate x mean latency. */
+		in_txn += committed[t] / secs * hist_mean(&lat[t]) / 1e9;
+	}
 
 	printf("SQL exec/s: %.1f (%llu statements in %.2f s); transactions/s: %.1f\n", sql / secs,
 	       (unsigned long long)sql, secs, txns / secs);
@@ -615,12 +674,35 @@ int main(int argc, char **argv)
 		       hist_percentile(&lat[t], 0.999) / 1e6, lat[t].max / 1e6);
 	}
 	if (nmstat) {
+		const struct db_gate_stats *g = db_sqlite_gate_stats();
+
 		printf("SQLite mutexes (whole run):\n");
 		for (int i = 0; i < nmstat; i++)
 			printf("  %-52s %12llu acquired %10llu contended (%.2f%%)\n", mstat[i].name,
 			       (unsigned long long)mstat[i].acquired, (unsigned long long)mstat[i].contended,
 			       100.0 * mstat[i].contended / mstat[i].acquired);
+		printf("SQLite mutexes, measured window: %-20s %8s %8s %8s %8s %8s %7s %9s %7s\n", "",
+		       "per stmt", "p50 us", "p99 us", "max us", "held", "contd", "preempted", "grants");
+		for (int i = 0; i < nmstat; i++) {
+			const struct sb_mutex_window *w = mstat[i].window;
+
+			if (!w->acquired)
+				continue;
+			printf("  %-52s %8.2f %8.2f %8.2f %8.1f %7.1f%% %7llu %9llu %7llu\n", mstat[i].name,
+			       sql ? (double)w->acquired / sql : 0, hist_percentile(&w->hold, 0.5) / 1e3,
+			       hist_percentile(&w->hold, 0.99) / 1e3, w->hold.max / 1e3,
+			       100.0 * w->held_ns / (secs * 1e9), (unsigned long long)w->contended,
+			       (unsigned long long)w->preempted, (unsigned long long)mstat[i].grants);
+		}
+		printf("writer gate: %llu write transactions, %llu waited; held %.1f%% of the time, "
+		       "%.2f waiting on average, longest hold %.2f ms\n",
+		       (unsigned long long)g->acquired, (unsigned long long)g->contended,
+		       100.0 * g->held_ns / (secs * 1e9), g->wait_ns / (secs * 1e9), g->max_hold_ns / 1e6);
 	}
+	printf("sessions: %.1f in a transaction (Little's law), %.1f runnable on average (max %llu, "
+	       "%llu samples of /proc/loadavg) on %ld CPUs\n", in_txn,
+	       run.samples ? (double)run.sum / run.samples : 0, (unsigned long long)run.max,
+	       (unsigned long long)run.samples, sysconf(_SC_NPROCESSORS_ONLN));
 	printf("library: %llu sections, %llu granted, %llu yields, %llu denied\n",
 	       (unsigned long long)lib.sections, (unsigned long long)lib.grants,
 	       (unsigned long long)lib.yields, (unsigned long long)lib.denied);
@@ -697,13 +779,44 @@ int main(int argc, char **argv)
 		bench_json_obj_end(j);
 		bench_json_arr(j, "mutexes");
 		for (int i = 0; i < nmstat; i++) {
+			const struct sb_mutex_window *w = mstat[i].window;
+
 			bench_json_obj(j, NULL);
 			bench_json_str(j, "name", mstat[i].name);
 			bench_json_u64(j, "acquired", mstat[i].acquired);
 			bench_json_u64(j, "contended", mstat[i].contended);
+			/* The measured window: outermost holds. */
+			bench_json_obj(j, "window");
+			bench_json_u64(j, "acquired", w->acquired);
+			bench_json_dbl(j, "per_statement", sql ? (double)w->acquired / sql : 0);
+			bench_json_u64(j, "contended", w->contended);
+			bench_json_dbl(j, "held_share", w->held_ns / (secs * 1e9));
+			bench_json_u64(j, "preempted_holding", w->preempted);
+			bench_json_u64(j, "grants", mstat[i].grants);
+			bench_json_hist(j, "hold", &w->hold);
+			bench_json_obj_end(j);
 			bench_json_obj_end(j);
 		}
 		bench_json_arr_end(j);
+		if (ops == &db_sqlite_ops) {
+			const struct db_gate_stats *g = db_sqlite_gate_stats();
+
+			bench_json_obj(j, "writer_gate");
+			bench_json_u64(j, "acquired", g->acquired);
+			bench_json_u64(j, "contended", g->contended);
+			bench_json_dbl(j, "utilisation", g->held_ns / (secs * 1e9));
+			bench_json_dbl(j, "mean_waiting", g->wait_ns / (secs * 1e9));
+			bench_json_dbl(j, "mean_wait_us", g->acquired ? g->wait_ns / 1e3 / g->acquired : 0);
+			bench_json_u64(j, "max_hold_ns", g->max_hold_ns);
+			bench_json_obj_end(j);
+		}
+		bench_json_obj(j, "sessions");
+		bench_json_dbl(j, "in_transaction", in_txn);
+		bench_json_dbl(j, "runnable_mean", run.samples ? (double)run.sum / run.samples : 0);
+		bench_json_u64(j, "runnable_max", run.max);
+		bench_json_u64(j, "runnable_samples", run.samples);
+		bench_json_u64(j, "cpus", sysconf(_SC_NPROCESSORS_ONLN));
+		bench_json_obj_end(j);
 		bench_json_obj(j, "library");
 		bench_json_u64(j, "sections", lib.sections);
 		bench_json_u64(j, "granted", lib.grants);
