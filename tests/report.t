@@ -172,6 +172,19 @@ out=$("$gen" "$fx/lat" 2>&1)
 is "a caveat of an unknown kind fails" "$?" 1
 like "... naming it and the kinds" "$out" "\\[caveat.x\\]: unknown kind 'horoscope' \\(guest-speed, "
 
+# swingbench-lite's structure: sessions, the writer gate, the mutex classes.
+"$mk" "$fx/sbl" "bench=swingbench-lite mutex=spin-ext grant=0 clients=100 values=1000,1100,1200 structure=1" \
+	"bench=swingbench-lite mutex=spin-ext abi=task-shared clients=100 values=1100,1200,1300 structure=1"
+out=$("$gen" "$fx/sbl" 2>&1)
+is "a swingbench-lite folder with the structure figures renders" "$?" 0
+like "the sessions and the gate, medians over the runs" "$out" \
+	"\\| spin-ext off \\| 3 \\| 110\\.0 \\| 27\\.5 \\| 80\\.0% \\| 91\\.7 \\| 2\\.50 \\|"
+like "a class held 95% of the time: its row, with grants" "$out" \
+	"\\| spin-ext task-shared \\| fast \\(B-tree\\) \\| 3\\.50 \\| 600 ns \\| 50\\.0 us \\| 1\\.0 ms \\| 95\\.0% \\| 90 \\| 3\\.0 \\| 12 \\|"
+unlike "a class neither held nor taken is left out" "$out" "static prng"
+"$mk" "$fx/sbl-old" "bench=swingbench-lite mutex=spin-ext grant=0 clients=100 values=1000,1100"
+like "runs without the figures say so" "$("$gen" "$fx/sbl-old" 2>&1)" "These runs predate the structure measurements"
+
 # ---- plans run-all's presets never make ---------------------------------------------
 # --ext-us 20 (and 7): the lengths appear in the main table and in the length sweep.
 "$mk" "$fx/ext" "$(off 100,110,120)" "$(lt "abi=mainline ext_ns=20000" 130,140,150)" \
