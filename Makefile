@@ -49,7 +49,7 @@ guest_targets := $(foreach p,$(GUEST_PROGS),$(GUEST_BIN)/$(firstword $(subst :, 
 LIB_SRC := lib/slice.c lib/bench.c
 LIB_HDR := lib/slice.h lib/bench.h
 HOST_PROGS := $(HOST_BIN)/slice_test $(HOST_BIN)/bench_test \
-	$(addprefix $(HOST_BIN)/,$(BENCH_PROGS)) $(HOST_BIN)/swingbench-lite
+	$(addprefix $(HOST_BIN)/,$(BENCH_PROGS)) $(HOST_BIN)/swingbench-lite $(HOST_BIN)/pcache_test
 
 .PHONY: all deps kernel programs image check check-debug clean
 
@@ -79,6 +79,11 @@ SBL_CFLAGS := -I lib -I bench/swingbench-lite
 $(HOST_BIN)/swingbench-lite: $(SBL_SRC) $(SBL_HDR) $(LIB_SRC) $(LIB_HDR) | $(HOST_BIN)
 	$(CC) $(SB_CFLAGS) $(SBL_CFLAGS) -DHAVE_LIBPQ -I $$(pg_config --includedir) -o $@ \
 		$(SBL_SRC) $(LIB_SRC) -lsqlite3 -lpq -lm
+# The page cache's contract tests (tests/swingbench-host.t).
+$(HOST_BIN)/pcache_test: bench/swingbench-lite/tests/pcache_test.c bench/swingbench-lite/pcache.c \
+		bench/swingbench-lite/sqlite_mutex.c $(SBL_HDR) $(LIB_SRC) $(LIB_HDR) | $(HOST_BIN)
+	$(CC) $(SB_CFLAGS) $(SBL_CFLAGS) -o $@ $< bench/swingbench-lite/pcache.c \
+		bench/swingbench-lite/sqlite_mutex.c $(LIB_SRC) -lsqlite3 -lm
 $(GUEST_BIN)/swingbench-lite: $(filter-out %/db_pg.c,$(SBL_SRC)) $(SBL_HDR) $(LIB_SRC) $(LIB_HDR) | $(GUEST_BIN)
 	rm -f $@; $(CC) $(SB_CFLAGS) $(SBL_CFLAGS) -static -o $@ $(filter-out %/db_pg.c,$(SBL_SRC)) \
 		$(LIB_SRC) -lsqlite3 -lm 2>&1 | { grep -v -e "Using 'dlopen' in statically linked" \

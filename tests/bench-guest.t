@@ -57,6 +57,8 @@ swingbench-lite --abi mainline --mutex spin-ext --clients 50 --hogs 8 --scale 0.
 	--warmup 1 --interval 0 --json /host/sbl.json || echo "swingbench-lite-failed"
 swingbench-lite --abi mainline --mutex futex-ext --clients 50 --hogs 8 --scale 0.05 --duration 3 \
 	--warmup 1 --interval 0 --json /host/sbl-futex-ext.json || echo "swingbench-lite-failed futex-ext"
+swingbench-lite --abi mainline --mutex spin-ext --profile buffer-latches --clients 48 --hogs 8 --scale 0.1 \
+	--duration 3 --warmup 1 --interval 0 --json /host/sbl-bl.json || echo "swingbench-lite-failed buffer-latches"
 EOF
 
 out=$("$VM_RUN" -q --cpus 2 --timeout 900 --share "$tmp/share" -- \
@@ -128,6 +130,11 @@ ok "swingbench-lite's SQLite mutexes were extended, and yielded" \
 ok "swingbench-lite's grants are attributed to the classes of mutex whose release ended them" \
 	jq_true '(.results.mutexes | map(.window.grants) | add) > 0 and
 		(.results.mutexes | map(.window.grants) | add) <= .results.library.granted + 50' "$tmp/share/sbl.json"
+ok "swingbench-lite buffer-latches (mainline): consistent, and its bucket latches were contended and granted" \
+	jq_true '.results.consistent == true and .config.profile == "buffer-latches" and .config.shards == 6 and
+		([.results.mutexes[] | select(.name | test("bucket latches")) | .window.contended] | add) > 0 and
+		([.results.mutexes[] | select(.name | test("bucket latches")) | .window.grants] | add) > 0' \
+	"$tmp/share/sbl-bl.json"
 ok "swingbench-lite, futex-ext (mainline): consistent, and its SQLite mutexes were extended" \
 	jq_true '.results.consistent == true and .config.mutex == "futex-ext" and
 		.results.library.granted > 0 and .results.kernel.granted > 0' "$tmp/share/sbl-futex-ext.json"

@@ -65,6 +65,38 @@ for m in pthread adaptive spin spin-ext futex futex-ext; do
 		 .results.sessions.runnable_samples > 0 and .results.sessions.runnable_max >= 1" "$tmp/mix-$m.json"
 	diag "$m: $(grep -E '^SQL exec/s|^writer gate|^sessions' <<<"$out" | tr '\n' ' ')"
 done
+# The buffer-latches profile: the page cache's contract, then the profile
+# end to end (shards, their gates, the latches, SQLite's integrity check).
+for m in spin spin-ext futex pthread; do
+	out=$(timeout 120 "$top/build/bin/pcache_test" "$m" 2>&1)
+	rc=$?
+	is "pcache.c's contract tests with $m latches: exit 0" "$rc" 0
+	[ $rc = 0 ] || diag "$(grep -v '^ok' <<<"$out")"
+done
+out=$(timeout 300 "$sbl" --profile buffer-latches --clients 24 --scale 0.1 --duration 3 --warmup 1 \
+	--interval 0 --mutex spin-ext --json "$tmp/bl.json" 2>&1)
+is "--profile buffer-latches, 24 clients: exit 0" "$?" 0
+like "... three shards (one per 8 clients), each consistent and passing SQLite's integrity check" "$out" \
+	'shard 2: ok: SQLite integrity check: 0 problems'
+unlike "... no shard failed a check" "$out" 'shard [0-9]+: FAIL'
+like "... consistent overall" "$out" 'consistency: ok'
+ok "... its JSON: the profile, 3 shards and gates, private caches, the bucket and LRU latches timed" jq_true \
+	'.config.profile == "buffer-latches" and .config.shards == 3 and .config.buckets == 64 and
+	 .config.cache == "private" and .results.writer_gate.gates == 3 and
+	 .results.writer_gate.max_utilisation >= .results.writer_gate.utilisation and
+	 ([.results.mutexes[] | select(.name | test("bucket latches")) | .window.acquired] | add) > 0 and
+	 ([.results.mutexes[] | select(.name | test("lru latch")) | .window.hold.count] | add) > 0' "$tmp/bl.json"
+ok "the giant-lock profile (the default): one shard, the shared cache" jq_true \
+	'.config.profile == "giant-lock" and .config.shards == 1 and .config.cache == "shared" and
+	 .results.writer_gate.gates == 1' "$tmp/mix-spin-ext.json"
+out=$("$sbl" --profile buffer-latches --backend pg --dsn x 2>&1)
+is "buffer-latches with PostgreSQL fails" "$?" 2
+like "... saying why" "$out" "buffer-latches is SQLite's"
+out=$("$sbl" --shards 4 2>&1)
+is "--shards without buffer-latches fails" "$?" 2
+out=$("$sbl" --profile big-lock 2>&1)
+is "an unknown profile fails" "$?" 2
+like "... naming the choices" "$out" "giant-lock or buffer-latches"
 out=$("$sbl" --preempted-us 0 2>&1)
 is "--preempted-us 0 fails" "$?" 2
 like "... naming the option" "$out" "preempted-us"

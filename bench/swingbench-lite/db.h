@@ -74,18 +74,23 @@ struct db_sqlite_config {
 	bool shared_cache;	/* open with cache=shared (and read_uncommitted) */
 	const char *journal;	/* journal_mode: wal, delete, ... */
 	int busy_timeout_ms;	/* private cache: how long SQLite waits for a lock */
+	int cache_kib;		/* PRAGMA cache_size, in KiB per connection (0: SQLite's) */
+	bool pcache;		/* pcache.c is installed: name each connection's file to it */
 };
 extern struct db_sqlite_config db_sqlite_config;
 
 /*
- * The writer gate in the measured window: write transactions that took it,
- * how many found it taken, the time spent waiting for it and holding it
- * (summed), the longest hold.
+ * The writer gates (one per database file) in the measured window: write
+ * transactions that took one, how many found it taken, the time spent
+ * waiting for them and holding them (summed), the longest hold.
  */
 struct db_gate_stats {
 	uint64_t acquired, contended, wait_ns, held_ns, max_hold_ns;
+	uint64_t gates, max_held_ns;	/* summed: how many gates, the most held one's held_ns */
 };
 void db_sqlite_gate_measure(bool on);
+/* SQLite's PRAGMA integrity_check: the rows that are not "ok". 0, or -1 (err). */
+int db_sqlite_integrity(struct db *db, int64_t *problems, char *err, size_t errlen);
 /* Read after the clients have stopped. */
 const struct db_gate_stats *db_sqlite_gate_stats(void);
 

@@ -24,6 +24,7 @@
 #include <time.h>
 
 #include "db.h"
+#include "pcache.h"
 
 struct db_sqlite_config db_sqlite_config = {
 	.shared_cache = true,
@@ -31,12 +32,23 @@ struct db_sqlite_config db_sqlite_config = {
 	.busy_timeout_ms = 10000,
 };
 
-/* Write transactions, one at a time (db.h). */
-static pthread_mutex_t writer_gate = PTHREAD_MUTEX_INITIALIZER;
-/* The gate in the measured window (db_sqlite_gate_measure()), under the gate. */
+/*
+ * Write transactions, one at a time per database file (db.h): a gate per
+ * file, found by its path when a connection opens. Its figures in the
+ * measured window (db_sqlite_gate_measure()) are kept under the gate.
+ */
+#define MAX_GATES 256
+struct gate {
+	char path[256];
+	pthread_mutex_t m;
+	struct db_gate_stats st;
+	uint64_t since;
+};
+static struct gate gates[MAX_GATES];
+static int ngates;
+static pthread_mutex_t gates_lock = PTHREAD_MUTEX_INITIALIZER;
 static volatile int gate_measuring;
-static struct db_gate_stats gate;
-static uint64_t gate_since;
+static struct db_gate_stats gate_sum;
 
 static uint64_t now_ns(void)
 {
@@ -51,43 +63,78 @@ void db_sqlite_gate_measure(bool on)
 	__atomic_store_n(&gate_measuring, on, __ATOMIC_RELAXED);
 }
 
+/* The summed figures of every gate; max_held_ns: the most held gate's. */
 const struct db_gate_stats *db_sqlite_gate_stats(void)
 {
-	return &gate;
+	memset(&gate_sum, 0, sizeof(gate_sum));
+	pthread_mutex_lock(&gates_lock);
+	gate_sum.gates = ngates;
+	for (int i = 0; i < ngates; i++) {
+		const struct db_gate_stats *g = &gates[i].st;
+
+		gate_sum.acquired += g->acquired;
+		gate_sum.contended += g->contended;
+		gate_sum.wait_ns += g->wait_ns;
+		gate_sum.held_ns += g->held_ns;
+		if (g->max_hold_ns > gate_sum.max_hold_ns)
+			gate_sum.max_hold_ns = g->max_hold_ns;
+		if (g->held_ns > gate_sum.max_held_ns)
+			gate_sum.max_held_ns = g->held_ns;
+	}
+	pthread_mutex_unlock(&gates_lock);
+	return &gate_sum;
+}
+
+static struct gate *gate_for(const char *path)
+{
+	struct gate *g = NULL;
+
+	pthread_mutex_lock(&gates_lock);
+	for (int i = 0; i < ngates && !g; i++)
+		if (!strcmp(gates[i].path, path))
+			g = &gates[i];
+	if (!g && ngates < MAX_GATES) {
+		g = &gates[ngates++];
+		snprintf(g->path, sizeof(g->path), "%s", path);
+		pthread_mutex_init(&g->m, NULL);
+	}
+	pthread_mutex_unlock(&gates_lock);
+	return g;
 }
 
 /* Take the gate; in the window, count, time the wait, start the hold. */
-static void gate_lock(void)
+static void gate_lock(struct gate *g)
 {
-	uint64_t t0 = 0;
+	uint64_t t0 = 0, now;
 	bool contended = false;
 
 	if (__atomic_load_n(&gate_measuring, __ATOMIC_RELAXED))
 		t0 = now_ns();
-	if (pthread_mutex_trylock(&writer_gate)) {
+	if (pthread_mutex_trylock(&g->m)) {
 		contended = true;
-		pthread_mutex_lock(&writer_gate);
+		pthread_mutex_lock(&g->m);
 	}
-	gate_since = 0;
+	g->since = 0;
 	if (t0 && __atomic_load_n(&gate_measuring, __ATOMIC_RELAXED)) {
-		gate_since = now_ns();
-		gate.acquired++;
-		gate.contended += contended;
-		gate.wait_ns += gate_since - t0;
+		now = now_ns();
+		g->since = now;
+		g->st.acquired++;
+		g->st.contended += contended;
+		g->st.wait_ns += now - t0;
 	}
 }
 
-static void gate_unlock(void)
+static void gate_unlock(struct gate *g)
 {
-	if (gate_since) {
-		uint64_t d = now_ns() - gate_since;
+	if (g->since) {
+		uint64_t d = now_ns() - g->since;
 
-		gate.held_ns += d;
-		if (d > gate.max_hold_ns)
-			gate.max_hold_ns = d;
-		gate_since = 0;
+		g->st.held_ns += d;
+		if (d > g->st.max_hold_ns)
+			g->st.max_hold_ns = d;
+		g->since = 0;
 	}
-	pthread_mutex_unlock(&writer_gate);
+	pthread_mutex_unlock(&g->m);
 }
 
 #define MAX_ROWS 64
@@ -100,6 +147,7 @@ struct db {
 	int64_t ival[MAX_ROWS][MAX_COLS];
 	int64_t changes;
 	bool holds_gate;
+	struct gate *gate;
 	char err[256];
 	/* unlock-notify: registered when a statement fails with SQLITE_LOCKED. */
 	bool notify_registered;
@@ -166,8 +214,16 @@ static struct db *db_open(const char *path, char *err, size_t errlen)
 		free(db);
 		return NULL;
 	}
+	db->gate = gate_for(path);
+	if (!db->gate) {
+		snprintf(err, errlen, "%s: more than %d database files", path, MAX_GATES);
+		free(db);
+		return NULL;
+	}
 	pthread_mutex_init(&db->notify_mutex, NULL);
 	pthread_cond_init(&db->notify_cond, NULL);
+	if (db_sqlite_config.pcache)
+		sb_pcache_set_file(path);
 	snprintf(uri, sizeof(uri), "file:%s%s", path,
 		 db_sqlite_config.shared_cache ? "?cache=shared" : "?cache=private");
 	rc = sqlite3_open_v2(uri, &db->h, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
@@ -183,6 +239,17 @@ static struct db *db_open(const char *path, char *err, size_t errlen)
 	snprintf(pragma, sizeof(pragma), "PRAGMA journal_mode=%s; PRAGMA synchronous=NORMAL;%s",
 		 db_sqlite_config.journal,
 		 db_sqlite_config.shared_cache ? " PRAGMA read_uncommitted=1;" : "");
+	if (db_sqlite_config.cache_kib) {
+		char cs[64];
+
+		snprintf(cs, sizeof(cs), "PRAGMA cache_size=-%d", db_sqlite_config.cache_kib);
+		if (exec_sql(db, cs) != DB_OK) {
+			snprintf(err, errlen, "%s: %s", path, db->err);
+			sqlite3_close(db->h);
+			free(db);
+			return NULL;
+		}
+	}
 	/* journal_mode needs the database lock: retry while others hold it. */
 	for (int i = 0; (rc = exec_sql(db, pragma)) == DB_RETRY && i < 1000; i++) {
 		struct timespec ts = { 0, 1000000 };
@@ -314,12 +381,12 @@ static enum db_status db_begin(struct db *db, bool write)
 
 	if (!write)
 		return exec_sql(db, "BEGIN");
-	gate_lock();
+	gate_lock(db->gate);
 	db->holds_gate = true;
 	st = exec_sql(db, "BEGIN IMMEDIATE");
 	if (st != DB_OK) {
 		db->holds_gate = false;
-		gate_unlock();
+		gate_unlock(db->gate);
 	}
 	return st;
 }
@@ -331,9 +398,32 @@ static enum db_status db_end(struct db *db, bool commit)
 	/* A failed COMMIT leaves the transaction open until the ROLLBACK. */
 	if ((st == DB_OK || !commit) && db->holds_gate) {
 		db->holds_gate = false;
-		gate_unlock();
+		gate_unlock(db->gate);
 	}
 	return st;
+}
+
+int db_sqlite_integrity(struct db *db, int64_t *problems, char *err, size_t errlen)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	*problems = 0;
+	rc = sqlite3_prepare_v2(db->h, "PRAGMA integrity_check", -1, &st, NULL);
+	while (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const unsigned char *t = sqlite3_column_text(st, 0);
+
+		if (!t || strcmp((const char *)t, "ok"))
+			++*problems;
+		rc = SQLITE_OK;
+	}
+	if (rc != SQLITE_DONE) {
+		snprintf(err, errlen, "PRAGMA integrity_check: %s", sqlite3_errmsg(db->h));
+		sqlite3_finalize(st);
+		return -1;
+	}
+	sqlite3_finalize(st);
+	return 0;
 }
 
 const struct db_ops db_sqlite_ops = {

@@ -164,10 +164,6 @@ static const char *const stmts[S_NR] = {
 		"VALUES ($1, $2)",
 };
 
-/* The data set's size and the id allocators, shared by all clients. */
-static struct soe_rows rows;
-static int64_t next_customer, next_address, next_card, next_order, next_logon;
-static int64_t initial_customers;
 /* The counts soe_check() compares, as they were when this run attached. */
 static const struct {
 	const char *what, *sql;
@@ -180,7 +176,7 @@ static const struct {
 	{ "logons", "SELECT count(*) FROM logon" },
 };
 #define NR_COUNTED (sizeof(counted) / sizeof(counted[0]))
-static int64_t at_start[NR_COUNTED];
+_Static_assert(NR_COUNTED <= SOE_COUNTED, "struct soe_shard's at_start is too small");
 
 void soe_rows(double scale, struct soe_rows *r)
 {
@@ -283,9 +279,10 @@ bool soe_txn_writes(enum soe_txn t)
 
 static enum db_status logon(struct soe_client *c, enum soe_txn t, int64_t cust, int64_t now)
 {
+	struct soe_shard *S = c->shard;
 	if (!soe_txn_logs_on(t))
 		return DB_OK;
-	TRY(EXEC(c, S_LOGON, P_INT(alloc_id(&next_logon)), P_INT(cust), P_INT(now)));
+	TRY(EXEC(c, S_LOGON, P_INT(alloc_id(&S->next_logon)), P_INT(cust), P_INT(now)));
 	c->pending.logons++;
 	return DB_OK;
 }
@@ -294,7 +291,8 @@ static enum db_status logon(struct soe_client *c, enum soe_txn t, int64_t cust, 
 static enum db_status place_order(struct soe_client *c, int64_t cust, int64_t addr, int64_t card,
 				  int64_t when, int status)
 {
-	int64_t order = alloc_id(&next_order), wh = between(&c->rng, 1, rows.warehouses);
+	struct soe_shard *S = c->shard;
+	int64_t order = alloc_id(&S->next_order), wh = between(&c->rng, 1, S->rows.warehouses);
 	int64_t total = 0, line = 0, n = between(&c->rng, 1, 5);
 
 	TRY(EXEC(c, S_ORDER_INS, P_INT(order), P_INT(when), P_TXT(rnd(&c->rng) % 2 ? "online" : "direct"),
@@ -303,7 +301,7 @@ static enum db_status place_order(struct soe_client *c, int64_t cust, int64_t ad
 		 P_INT(between(&c->rng, 0, 20)), P_TXT("ship_asap"), P_INT(addr), P_TXT("regular"),
 		 P_INT(card), P_INT(addr)));
 	for (int64_t i = 0; i < n; i++) {
-		int64_t prod = between(&c->rng, 1, rows.products), qty = between(&c->rng, 1, 3);
+		int64_t prod = between(&c->rng, 1, S->rows.products), qty = between(&c->rng, 1, 3);
 		int64_t price;
 
 		TRY(EXEC(c, S_INV_GET, P_INT(prod), P_INT(wh)));
@@ -324,20 +322,22 @@ static enum db_status place_order(struct soe_client *c, int64_t cust, int64_t ad
 
 static int64_t some_customer(struct soe_client *c)
 {
+	struct soe_shard *S = c->shard;
 	/* Loaded customers only: they always exist, so every transaction does its work. */
-	return between(&c->rng, 1, initial_customers);
+	return between(&c->rng, 1, S->initial_customers);
 }
 
 static enum db_status body(struct soe_client *c, enum soe_txn t, int64_t now)
 {
+	struct soe_shard *S = c->shard;
 	int64_t cust, addr, card, order, wh;
 	int n;
 
 	switch (t) {
 	case TX_NCR:
-		cust = alloc_id(&next_customer);
-		addr = alloc_id(&next_address);
-		card = alloc_id(&next_card);
+		cust = alloc_id(&S->next_customer);
+		addr = alloc_id(&S->next_address);
+		card = alloc_id(&S->next_card);
 		TRY(insert_customer(c, cust, addr, card, now));
 		TRY(insert_address(c, addr, cust, now));
 		TRY(insert_card(c, card, cust, now));
@@ -351,20 +351,20 @@ static enum db_status body(struct soe_client *c, enum soe_txn t, int64_t now)
 		cust = some_customer(c);
 		TRY(logon(c, t, cust, now));
 		TRY(EXEC(c, S_CUST_GET, P_INT(cust)));
-		addr = alloc_id(&next_address);
+		addr = alloc_id(&S->next_address);
 		TRY(insert_address(c, addr, cust, now));
 		TRY(EXEC(c, S_CUST_SET_ADDR, P_INT(cust), P_INT(addr)));
 		c->pending.addresses++;
 		return DB_OK;
 	case TX_BP:
 		cust = some_customer(c);
-		wh = between(&c->rng, 1, rows.warehouses);
+		wh = between(&c->rng, 1, S->rows.warehouses);
 		TRY(logon(c, t, cust, now));
 		TRY(EXEC(c, S_CUST_GET, P_INT(cust)));
 		for (int i = 0; i < 2; i++) {
 			int64_t prods[3];
 
-			TRY(EXEC(c, S_PROD_BY_CAT, P_INT(between(&c->rng, 1, rows.categories)), P_INT(wh)));
+			TRY(EXEC(c, S_PROD_BY_CAT, P_INT(between(&c->rng, 1, S->rows.categories)), P_INT(wh)));
 			n = c->ops->nrows(c->db) < 3 ? c->ops->nrows(c->db) : 3;
 			for (int k = 0; k < n; k++)
 				prods[k] = c->ops->get_int(c->db, k, 0);
@@ -378,11 +378,11 @@ static enum db_status body(struct soe_client *c, enum soe_txn t, int64_t now)
 		TRY(EXEC(c, S_CUST_GET, P_INT(cust)));
 		addr = c->ops->get_int(c->db, 0, 4);
 		card = c->ops->get_int(c->db, 0, 5);
-		TRY(EXEC(c, S_PROD_BY_CAT, P_INT(between(&c->rng, 1, rows.categories)),
-			 P_INT(between(&c->rng, 1, rows.warehouses))));
+		TRY(EXEC(c, S_PROD_BY_CAT, P_INT(between(&c->rng, 1, S->rows.categories)),
+			 P_INT(between(&c->rng, 1, S->rows.warehouses))));
 		return place_order(c, cust, addr, card, now, between(&c->rng, 0, 4));
 	case TX_PO:
-		TRY(EXEC(c, S_ORDER_PENDING, P_INT(between(&c->rng, 1, rows.warehouses))));
+		TRY(EXEC(c, S_ORDER_PENDING, P_INT(between(&c->rng, 1, S->rows.warehouses))));
 		if (!c->ops->nrows(c->db))
 			return DB_OK;
 		order = c->ops->get_int(c->db, 0, 0);
@@ -402,9 +402,9 @@ static enum db_status body(struct soe_client *c, enum soe_txn t, int64_t now)
 	case TX_SRQ:
 		return EXEC(c, S_SALES_REP, P_INT(between(&c->rng, 1, SALES_REPS)));
 	case TX_WQ:
-		return EXEC(c, S_WH_QUERY, P_INT(between(&c->rng, 1, rows.warehouses)));
+		return EXEC(c, S_WH_QUERY, P_INT(between(&c->rng, 1, S->rows.warehouses)));
 	case TX_WAQ:
-		return EXEC(c, S_WH_ACTIVITY, P_INT(between(&c->rng, 1, rows.warehouses)),
+		return EXEC(c, S_WH_ACTIVITY, P_INT(between(&c->rng, 1, S->rows.warehouses)),
 			    P_INT(now - 30 * DAY));
 	default:
 		return DB_ERROR;
@@ -458,10 +458,10 @@ int soe_prepare(struct soe_client *c, char *err, size_t errlen)
 		return -1; \
 	} } while (0)
 
-int soe_load(const struct db_ops *ops, struct db *db, double scale, uint64_t seed,
+int soe_load(const struct db_ops *ops, struct db *db, struct soe_shard *S, double scale, uint64_t seed,
 	     char *err, size_t errlen)
 {
-	struct soe_client c = { .ops = ops, .db = db, .rng = seed };
+	struct soe_client c = { .ops = ops, .db = db, .rng = seed, .shard = S };
 	int64_t now = 1767225600;	/* 2026-01-01: the data set does not depend on the day */
 	char name[64], buf[64];
 	int64_t processed = 0;
@@ -474,41 +474,41 @@ int soe_load(const struct db_ops *ops, struct db *db, double scale, uint64_t see
 		LOAD_TRY(ops->exec_sql(db, schema[i]), "the schema");
 	if (soe_prepare(&c, err, errlen))
 		return -1;
-	soe_rows(scale, &rows);
+	soe_rows(scale, &S->rows);
 	LOAD_TRY(ops->begin(db, true), "(begin)");
-	for (int64_t w = 1; w <= rows.warehouses; w++) {
+	for (int64_t w = 1; w <= S->rows.warehouses; w++) {
 		snprintf(name, sizeof(name), "warehouse %lld", (long long)w);
 		LOAD_TRY(EXEC(&c, S_WH_INS, P_INT(w), P_TXT(name), P_INT(w * 100)), "warehouses");
 	}
-	for (int64_t p = 1; p <= rows.products; p++) {
+	for (int64_t p = 1; p <= S->rows.products; p++) {
 		int64_t price = between(&c.rng, 100, 100000);
 
 		snprintf(name, sizeof(name), "product %lld", (long long)p);
 		LOAD_TRY(EXEC(&c, S_PROD_INS, P_INT(p), P_TXT(name), P_TXT("a product"),
-			      P_INT(1 + (p - 1) % rows.categories), P_INT(between(&c.rng, 1, 5)),
+			      P_INT(1 + (p - 1) % S->rows.categories), P_INT(between(&c.rng, 1, 5)),
 			      P_INT(between(&c.rng, 0, 5)), P_INT(between(&c.rng, 1, 50)),
 			      P_TXT("orderable"), P_INT(price), P_INT(price * 9 / 10),
 			      P_TXT("http://example.org/")), "products");
 		LOAD_TRY(EXEC(&c, S_DESC_INS, P_INT(p), P_TXT("us"), P_TXT(name),
 			      P_TXT("a product, described")), "product descriptions");
-		for (int64_t w = 1; w <= rows.warehouses; w++) {
+		for (int64_t w = 1; w <= S->rows.warehouses; w++) {
 			int64_t q = between(&c.rng, 1000, 10000);
 
 			LOAD_TRY(EXEC(&c, S_INV_INS, P_INT(p), P_INT(w), P_INT(q)), "inventories");
 			LOAD_TRY(EXEC(&c, S_BASE_INS, P_INT(p), P_INT(w), P_INT(q)), "the baseline");
 		}
 	}
-	next_customer = next_address = next_card = next_order = next_logon = 1;
-	for (int64_t i = 1; i <= rows.customers; i++) {
-		int64_t cust = alloc_id(&next_customer), addr = alloc_id(&next_address);
-		int64_t card = alloc_id(&next_card);
+	S->next_customer = S->next_address = S->next_card = S->next_order = S->next_logon = 1;
+	for (int64_t i = 1; i <= S->rows.customers; i++) {
+		int64_t cust = alloc_id(&S->next_customer), addr = alloc_id(&S->next_address);
+		int64_t card = alloc_id(&S->next_card);
 
 		LOAD_TRY(insert_customer(&c, cust, addr, card, now), "customers");
 		LOAD_TRY(insert_address(&c, addr, cust, now), "addresses");
 		LOAD_TRY(insert_card(&c, card, cust, now), "cards");
 	}
-	for (int64_t i = 1; i <= rows.orders; i++) {
-		int64_t cust = between(&c.rng, 1, rows.customers);
+	for (int64_t i = 1; i <= S->rows.orders; i++) {
+		int64_t cust = between(&c.rng, 1, S->rows.customers);
 		int status = between(&c.rng, 0, STATUS_PROCESSED);
 
 		/* A customer's address and card have the customer's number. */
@@ -518,11 +518,11 @@ int soe_load(const struct db_ops *ops, struct db *db, double scale, uint64_t see
 	}
 	{
 		const struct { const char *key; int64_t v; } meta[] = {
-			{ "customers", rows.customers }, { "addresses", rows.customers },
-			{ "cards", rows.customers }, { "orders", rows.orders },
+			{ "customers", S->rows.customers }, { "addresses", S->rows.customers },
+			{ "cards", S->rows.customers }, { "orders", S->rows.orders },
 			{ "processed", processed }, { "logons", 0 },
-			{ "products", rows.products }, { "categories", rows.categories },
-			{ "warehouses", rows.warehouses },
+			{ "products", S->rows.products }, { "categories", S->rows.categories },
+			{ "warehouses", S->rows.warehouses },
 		};
 
 		for (size_t i = 0; i < sizeof(meta) / sizeof(meta[0]); i++) {
@@ -557,34 +557,34 @@ static int meta_int(const struct db_ops *ops, struct db *db, const char *key, in
 	return query_int(ops, db, sql, v, err, errlen);
 }
 
-int soe_attach(const struct db_ops *ops, struct db *db, char *err, size_t errlen)
+int soe_attach(const struct db_ops *ops, struct db *db, struct soe_shard *S, char *err, size_t errlen)
 {
 	int64_t v;
 
-	if (meta_int(ops, db, "customers", &rows.customers, err, errlen) ||
-	    meta_int(ops, db, "products", &rows.products, err, errlen) ||
-	    meta_int(ops, db, "categories", &rows.categories, err, errlen) ||
-	    meta_int(ops, db, "warehouses", &rows.warehouses, err, errlen))
+	if (meta_int(ops, db, "customers", &S->rows.customers, err, errlen) ||
+	    meta_int(ops, db, "products", &S->rows.products, err, errlen) ||
+	    meta_int(ops, db, "categories", &S->rows.categories, err, errlen) ||
+	    meta_int(ops, db, "warehouses", &S->rows.warehouses, err, errlen))
 		return -1;
-	initial_customers = rows.customers;
+	S->initial_customers = S->rows.customers;
 #define NEXT(var, sql) do { \
 	if (query_int(ops, db, sql, &v, err, errlen)) \
 		return -1; \
 	var = v + 1; } while (0)
-	NEXT(next_customer, "SELECT COALESCE(MAX(customer_id), 0) FROM customers");
-	NEXT(next_address, "SELECT COALESCE(MAX(address_id), 0) FROM addresses");
-	NEXT(next_card, "SELECT COALESCE(MAX(card_id), 0) FROM card_details");
-	NEXT(next_order, "SELECT COALESCE(MAX(order_id), 0) FROM orders");
-	NEXT(next_logon, "SELECT COALESCE(MAX(logon_id), 0) FROM logon");
+	NEXT(S->next_customer, "SELECT COALESCE(MAX(customer_id), 0) FROM customers");
+	NEXT(S->next_address, "SELECT COALESCE(MAX(address_id), 0) FROM addresses");
+	NEXT(S->next_card, "SELECT COALESCE(MAX(card_id), 0) FROM card_details");
+	NEXT(S->next_order, "SELECT COALESCE(MAX(order_id), 0) FROM orders");
+	NEXT(S->next_logon, "SELECT COALESCE(MAX(logon_id), 0) FROM logon");
 #undef NEXT
 	for (size_t i = 0; i < NR_COUNTED; i++)
-		if (query_int(ops, db, counted[i].sql, &at_start[i], err, errlen))
+		if (query_int(ops, db, counted[i].sql, &S->at_start[i], err, errlen))
 			return -1;
 	return 0;
 }
 
-int soe_check(const struct db_ops *ops, struct db *db, const struct soe_effects *done,
-	      char *report, size_t reportlen, char *err, size_t errlen)
+int soe_check(const struct db_ops *ops, struct db *db, const struct soe_shard *S,
+	      const struct soe_effects *done, char *report, size_t reportlen, char *err, size_t errlen)
 {
 	const int64_t added[NR_COUNTED] = {
 		done->customers, done->addresses, done->cards, done->orders, done->processed,
@@ -617,9 +617,9 @@ int soe_check(const struct db_ops *ops, struct db *db, const struct soe_effects 
 		if (query_int(ops, db, counted[i].sql, &v, err, errlen))
 			return -1;
 		LINE("%s: %s: %lld in the database, %lld at the start + %lld committed\n",
-		     v == at_start[i] + added[i] ? "ok" : "FAIL", counted[i].what, (long long)v,
-		     (long long)at_start[i], (long long)added[i]);
-		failed += v != at_start[i] + added[i];
+		     v == S->at_start[i] + added[i] ? "ok" : "FAIL", counted[i].what, (long long)v,
+		     (long long)S->at_start[i], (long long)added[i]);
+		failed += v != S->at_start[i] + added[i];
 	}
 #undef LINE
 	return failed;

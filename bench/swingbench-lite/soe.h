@@ -55,9 +55,24 @@ struct soe_effects {
 	int64_t customers, addresses, cards, orders, processed, logons;
 };
 
+/*
+ * One database's state, shared by the clients that use it: the data set's
+ * size, the id allocators, and the counts soe_check() compares, as they
+ * were when this run attached. One per shard (swingbench-lite --profile
+ * buffer-latches), else one.
+ */
+#define SOE_COUNTED 8
+struct soe_shard {
+	struct soe_rows rows;
+	int64_t next_customer, next_address, next_card, next_order, next_logon;
+	int64_t initial_customers;
+	int64_t at_start[SOE_COUNTED];
+};
+
 struct soe_client {
 	const struct db_ops *ops;
 	struct db *db;
+	struct soe_shard *shard;
 	uint64_t rng;
 	uint64_t sql;			/* statements executed (BEGIN/COMMIT excluded) */
 	struct soe_effects done;	/* committed */
@@ -65,10 +80,11 @@ struct soe_client {
 };
 
 /* Drop and create the schema, load it, record the baseline. 0 or -1 (err). */
-int soe_load(const struct db_ops *ops, struct db *db, double scale, uint64_t seed,
-	     char *err, size_t errlen);
+int soe_load(const struct db_ops *ops, struct db *db, struct soe_shard *shard, double scale,
+	     uint64_t seed, char *err, size_t errlen);
 /* Read the data set's size and set up the id allocators. 0 or -1 (err). */
-int soe_attach(const struct db_ops *ops, struct db *db, char *err, size_t errlen);
+int soe_attach(const struct db_ops *ops, struct db *db, struct soe_shard *shard, char *err,
+	       size_t errlen);
 /* Prepare the transactions' statements on a client's connection. */
 int soe_prepare(struct soe_client *c, char *err, size_t errlen);
 /*
@@ -84,7 +100,7 @@ enum db_status soe_run(struct soe_client *c, enum soe_txn t);
  * check to report; returns the number of failed checks, or -1 if the
  * check itself could not run (err).
  */
-int soe_check(const struct db_ops *ops, struct db *db, const struct soe_effects *done,
-	      char *report, size_t reportlen, char *err, size_t errlen);
+int soe_check(const struct db_ops *ops, struct db *db, const struct soe_shard *shard,
+	      const struct soe_effects *done, char *report, size_t reportlen, char *err, size_t errlen);
 
 #endif /* SWINGBENCH_SOE_H */

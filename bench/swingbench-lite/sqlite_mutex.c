@@ -50,6 +50,8 @@
 #include "sqlite_mutex.h"
 
 #define NR_IDS (SQLITE_MUTEX_STATIC_VFS3 + 1)
+/* The buffer-cache latches (pcache.c) are classes of their own, after SQLite's. */
+#define NR_CLASSES (NR_IDS + SB_LATCH_NR)
 
 struct sb_mutex {
 	int id;
@@ -73,15 +75,15 @@ static struct sb_mutex statics[NR_IDS];
 /* The live dynamic mutexes, and the counts of freed ones, per type. */
 static pthread_mutex_t list_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct sb_mutex *live;
-static uint64_t freed_acquired[2], freed_contended[2];
-static struct sb_mutex_window freed_w[2];
+static uint64_t freed_acquired[NR_CLASSES], freed_contended[NR_CLASSES];
+static struct sb_mutex_window freed_w[NR_CLASSES];
 /* The measured window is open (sb_mutex_measure()), and its threshold. */
 static volatile int measuring;
 static uint64_t preempted_ns = 500000;
 /* Grants per class, counted by the releasing thread. */
-static uint64_t class_grants[NR_IDS];
+static uint64_t class_grants[NR_CLASSES];
 
-static const char *const id_names[NR_IDS] = {
+static const char *const id_names[NR_CLASSES] = {
 	[SQLITE_MUTEX_FAST] = "fast (dynamic: shared-cache B-tree, WAL index, ...)",
 	[SQLITE_MUTEX_RECURSIVE] = "recursive (dynamic: connections)",
 	[SQLITE_MUTEX_STATIC_MAIN] = "static main",
@@ -96,6 +98,8 @@ static const char *const id_names[NR_IDS] = {
 	[SQLITE_MUTEX_STATIC_VFS1] = "static vfs1 (unix VFS inodes)",
 	[SQLITE_MUTEX_STATIC_VFS2] = "static vfs2",
 	[SQLITE_MUTEX_STATIC_VFS3] = "static vfs3",
+	[NR_IDS + SB_LATCH_BUCKET] = "buffer cache bucket latches (pcache)",
+	[NR_IDS + SB_LATCH_LRU] = "buffer cache lru latch (pcache)",
 };
 
 static inline bool plain_trylock(struct slice_spinlock *l)
@@ -202,11 +206,10 @@ static sqlite3_mutex *m_alloc(int id)
 {
 	struct sb_mutex *m;
 
-	if (id > SQLITE_MUTEX_RECURSIVE) {
-		if (id >= NR_IDS)
-			return NULL;
+	if (id > SQLITE_MUTEX_RECURSIVE && id < NR_IDS)
 		return (sqlite3_mutex *)&statics[id];
-	}
+	if (id >= NR_CLASSES)
+		return NULL;
 	m = calloc(1, sizeof(*m));
 	if (!m)
 		return NULL;
@@ -227,7 +230,7 @@ static void m_free(sqlite3_mutex *p)
 {
 	struct sb_mutex *m = (struct sb_mutex *)p;
 
-	if (m->id > SQLITE_MUTEX_RECURSIVE)
+	if (m->id > SQLITE_MUTEX_RECURSIVE && m->id < NR_IDS)
 		return;
 	pthread_mutex_lock(&list_lock);
 	freed_acquired[m->id] += m->acquired;
@@ -420,6 +423,28 @@ int sb_mutex_kind_parse(const char *s, enum sb_mutex_kind *k)
 	return -1;
 }
 
+/* The buffer-cache latches: mutexes of the chosen kind, in classes of their own. */
+struct sb_latch *sb_latch_new(enum sb_latch_class cls)
+{
+	return (struct sb_latch *)m_alloc(NR_IDS + cls);
+}
+
+void sb_latch_free(struct sb_latch *l)
+{
+	if (l)
+		m_free((sqlite3_mutex *)l);
+}
+
+void sb_latch_enter(struct sb_latch *l)
+{
+	m_enter((sqlite3_mutex *)l);
+}
+
+void sb_latch_leave(struct sb_latch *l)
+{
+	m_leave((sqlite3_mutex *)l);
+}
+
 void sb_mutex_measure(bool on, uint64_t preempted_after_ns)
 {
 	if (preempted_after_ns)
@@ -433,16 +458,16 @@ void sb_mutex_measure(bool on, uint64_t preempted_after_ns)
  */
 int sb_mutex_stats(struct sb_mutex_stat *out, int max)
 {
-	uint64_t acq[NR_IDS] = { 0 }, con[NR_IDS] = { 0 };
-	static struct sb_mutex_window w[NR_IDS];
+	uint64_t acq[NR_CLASSES] = { 0 }, con[NR_CLASSES] = { 0 };
+	static struct sb_mutex_window w[NR_CLASSES];
 	int n = 0;
 
-	for (int i = 0; i < NR_IDS; i++) {
+	for (int i = 0; i < NR_CLASSES; i++) {
 		memset(&w[i], 0, sizeof(w[i]));
 		hist_init(&w[i].hold);
 	}
 	pthread_mutex_lock(&list_lock);
-	for (int t = 0; t < 2; t++) {
+	for (int t = 0; t < NR_CLASSES; t++) {
 		acq[t] = freed_acquired[t];
 		con[t] = freed_contended[t];
 		window_add(&w[t], &freed_w[t]);
@@ -458,7 +483,7 @@ int sb_mutex_stats(struct sb_mutex_stat *out, int max)
 		con[i] = statics[i].contended;
 		window_add(&w[i], &statics[i].w);
 	}
-	for (int i = 0; i < NR_IDS && n < max; i++) {
+	for (int i = 0; i < NR_CLASSES && n < max; i++) {
 		if (!acq[i])
 			continue;
 		out[n].name = id_names[i];

@@ -26,6 +26,18 @@ int sb_mutex_install(enum sb_mutex_kind kind, uint64_t spin_ns);
 const char *sb_mutex_kind_name(enum sb_mutex_kind kind);
 int sb_mutex_kind_parse(const char *s, enum sb_mutex_kind *kind);
 
+/*
+ * Latches of the buffer cache (pcache.c): mutexes of the same kind as
+ * SQLite's (sb_mutex_install()), counted and timed as classes of their own.
+ * Not recursive. sb_latch_new() after sb_mutex_install().
+ */
+enum sb_latch_class { SB_LATCH_BUCKET, SB_LATCH_LRU, SB_LATCH_NR };
+struct sb_latch;
+struct sb_latch *sb_latch_new(enum sb_latch_class cls);
+void sb_latch_free(struct sb_latch *l);
+void sb_latch_enter(struct sb_latch *l);
+void sb_latch_leave(struct sb_latch *l);
+
 /* What a mutex (or a class of them) did in the measured window. */
 struct sb_mutex_window {
 	uint64_t acquired, contended;	/* outermost acquisitions */

@@ -31,6 +31,7 @@
 #include "db.h"
 #include "slice.h"
 #include "soe.h"
+#include "pcache.h"
 #include "sqlite_mutex.h"
 
 /* Client threads, one connection each. */
@@ -75,11 +76,25 @@ static int opt_keep;
 static const char *opt_json;
 /* A SQLite mutex or the writer gate held longer than this: its holder was preempted. */
 static long opt_preempted_us = 500;
+/*
+ * The database's structure (PREREGISTRATION.md): giant-lock, one database
+ * in SQLite's shared cache behind one writer gate; buffer-latches, shards by
+ * warehouse (their own files and gates), private caches, and pcache.c's
+ * buffer-cache latches.
+ */
+enum profile { PROFILE_GIANT_LOCK, PROFILE_BUFFER_LATCHES };
+static enum profile opt_profile = PROFILE_GIANT_LOCK;
+/* buffer-latches: database shards (0: one per 8 clients). */
+static long opt_shards;
+/* buffer-latches: the page cache's bucket latches. */
+static long opt_buckets = 64;
+/* buffer-latches: each connection's page cache, in KiB. */
+static long opt_cache_kib = 65536;
 /* The transaction mix. */
 static int weights[TX_NR];
 
 #define PROG "swingbench-lite"
-#define SHARD_CLIENTS 16
+#define GROUP_CLIENTS 16
 
 enum phase { WARMUP, MEASURE, STOP };
 
@@ -94,14 +109,19 @@ struct client {
 	char first_error[256];
 } __attribute__((aligned(64)));
 
-struct shard {
+/* Latency histograms, one per GROUP_CLIENTS clients (fewer cache lines shared). */
+struct lat_group {
 	struct hist lat[TX_NR];
 };
 
 static const struct db_ops *ops;
 static const char *target;
+/* The database's shards (giant-lock and PostgreSQL: one): client i uses i % nparts. */
+static int nparts = 1;
+static struct soe_shard *parts;
+static char (*part_target)[300];
 static struct client *clients;
-static struct shard *shards;
+static struct lat_group *groups;
 static volatile int phase = WARMUP;
 static int total_weight;
 static enum soe_txn pick_table[TX_NR * 1000];
@@ -153,10 +173,13 @@ static enum soe_txn pick(uint64_t *rng)
 static void *client_main(void *arg)
 {
 	struct client *c = arg;
-	struct shard *sh = &shards[(c - clients) / SHARD_CLIENTS];
+	struct lat_group *sh = &groups[(c - clients) / GROUP_CLIENTS];
 	int seen = WARMUP;
 	uint64_t mix_rng = c->soe.rng ^ 0x5bd1e995;
 
+	/* A cache SQLite creates from this thread belongs to the client's shard. */
+	if (opt_profile == PROFILE_BUFFER_LATCHES)
+		sb_pcache_set_file(part_target[(c - clients) % nparts]);
 	/* Set up before the first SQLite mutex, not inside one. */
 	if (slice_thread_init()) {
 		fprintf(stderr, PROG ": setting up the %s ABI for a client failed: %s\n",
@@ -285,8 +308,17 @@ static void usage(FILE *f)
 		"  -j, --json FILE        also write the results as JSON\n"
 		"      --preempted-us US  a mutex hold longer than this counts as preempted while\n"
 		"                         holding (default: %ld)\n"
+		"      --profile NAME     giant-lock: one database in SQLite's shared cache, one\n"
+		"                         writer gate; buffer-latches: shards (a file and a gate\n"
+		"                         each), private caches, a page cache with bucket and LRU\n"
+		"                         latches of the --mutex kind (PREREGISTRATION.md)\n"
+		"                         (default: giant-lock)\n"
+		"      --shards N         buffer-latches: database shards (default: one per 8 clients)\n"
+		"      --buckets N        buffer-latches: the page cache's bucket latches (default: %ld)\n"
+		"      --cache-kib N      buffer-latches: each connection's page cache (default: %ld)\n"
 		"  -h, --help             this text\n",
-		opt_duration, opt_warmup, opt_interval, opt_max_retries, opt_seed, opt_preempted_us);
+		opt_duration, opt_warmup, opt_interval, opt_max_retries, opt_seed, opt_preempted_us,
+		opt_buckets, opt_cache_kib);
 }
 
 static void parse_options(int argc, char **argv)
@@ -314,6 +346,10 @@ static void parse_options(int argc, char **argv)
 		{ "keep", no_argument, NULL, 'k' },
 		{ "json", required_argument, NULL, 'j' },
 		{ "preempted-us", required_argument, NULL, 'P' },
+		{ "profile", required_argument, NULL, 'F' },
+		{ "shards", required_argument, NULL, 'K' },
+		{ "buckets", required_argument, NULL, 'B' },
+		{ "cache-kib", required_argument, NULL, 'M' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -384,6 +420,19 @@ static void parse_options(int argc, char **argv)
 		case 'R': opt_max_retries = bench_parse_long(PROG, "max-retries", optarg, 1, 1000000); break;
 		case 'S': opt_seed = bench_parse_long(PROG, "seed", optarg, 0, __LONG_MAX__); break;
 		case 'P': opt_preempted_us = bench_parse_long(PROG, "preempted-us", optarg, 1, 10000000); break;
+		case 'F':
+			if (!strcmp(optarg, "giant-lock")) {
+				opt_profile = PROFILE_GIANT_LOCK;
+			} else if (!strcmp(optarg, "buffer-latches")) {
+				opt_profile = PROFILE_BUFFER_LATCHES;
+			} else {
+				fprintf(stderr, PROG ": --profile: giant-lock or buffer-latches, not '%s'\n", optarg);
+				exit(2);
+			}
+			break;
+		case 'K': opt_shards = bench_parse_long(PROG, "shards", optarg, 1, 200); break;
+		case 'B': opt_buckets = bench_parse_long(PROG, "buckets", optarg, 1, 1000000); break;
+		case 'M': opt_cache_kib = bench_parse_long(PROG, "cache-kib", optarg, 1, 16777216); break;
 		case 'n': opt_no_load = 1; break;
 		case 'k': opt_keep = 1; break;
 		case 'j': opt_json = optarg; break;
@@ -419,6 +468,14 @@ static void parse_options(int argc, char **argv)
 		fprintf(stderr, PROG ": --no-load needs --db (the default database is new each run)\n");
 		exit(2);
 	}
+	if (opt_profile == PROFILE_BUFFER_LATCHES && strcmp(opt_backend, "sqlite")) {
+		fprintf(stderr, PROG ": --profile buffer-latches is SQLite's (its page cache and files)\n");
+		exit(2);
+	}
+	if (opt_profile == PROFILE_GIANT_LOCK && opt_shards > 1) {
+		fprintf(stderr, PROG ": --shards is for --profile buffer-latches\n");
+		exit(2);
+	}
 }
 
 static uint64_t sum_txns(void)
@@ -443,7 +500,7 @@ int main(int argc, char **argv)
 {
 	struct bench_kstats k_before, k_after, k_delta;
 	struct slice_counters lib = { 0 };
-	struct sb_mutex_stat mstat[16];
+	struct sb_mutex_stat mstat[24];
 	struct runnable run = { 0 };
 	double in_txn = 0;
 	struct soe_effects done = { 0 };
@@ -454,9 +511,9 @@ int main(int argc, char **argv)
 	struct bench_json json;
 	char err[512], dbpath[256], report[2048];
 	struct bench_hogs *hogs;
-	struct db *db;
+	struct db **pdb;
 	double secs, t_last = 0;
-	int rc = 0, nmstat = 0, bad, nshards;
+	int rc = 0, nmstat = 0, bad = 0, ngroups;
 	const char *first_error = NULL;
 
 	parse_options(argc, argv);
@@ -485,6 +542,29 @@ int main(int argc, char **argv)
 			fprintf(stderr, PROG ": sqlite3_config(SQLITE_CONFIG_MUTEX) failed\n");
 			return 1;
 		}
+		if (opt_profile == PROFILE_BUFFER_LATCHES) {
+			nparts = opt_shards ? opt_shards : (opt_clients + 7) / 8;
+			db_sqlite_config.shared_cache = false;
+			db_sqlite_config.cache_kib = opt_cache_kib;
+			db_sqlite_config.pcache = true;
+			if (sb_pcache_install(opt_buckets) != SQLITE_OK) {
+				fprintf(stderr, PROG ": sqlite3_config(SQLITE_CONFIG_PCACHE2) failed\n");
+				return 1;
+			}
+		}
+	}
+	parts = calloc(nparts, sizeof(*parts));
+	part_target = calloc(nparts, sizeof(*part_target));
+	pdb = calloc(nparts, sizeof(*pdb));
+	if (!parts || !part_target || !pdb) {
+		fprintf(stderr, PROG ": out of memory\n");
+		return 1;
+	}
+	for (int k = 0; k < nparts; k++) {
+		if (nparts == 1)
+			snprintf(part_target[k], sizeof(part_target[k]), "%s", target);
+		else
+			snprintf(part_target[k], sizeof(part_target[k]), "%s.s%d", target, k);
 	}
 	if (slice_init(opt_abi, err, sizeof(err))) {
 		fprintf(stderr, PROG ": %s\n", err);
@@ -492,32 +572,46 @@ int main(int argc, char **argv)
 	}
 	bench_env_read(&env);
 
-	/* Load (or attach to) the data set, on one connection. */
-	db = ops->open(target, err, sizeof(err));
-	if (!db) {
-		fprintf(stderr, PROG ": cannot connect: %s\n", err);
-		return 1;
-	}
-	if (!opt_no_load) {
-		uint64_t t0 = bench_now_ns();
+	/*
+	 * Load (or attach to) the data set, one connection per shard: each
+	 * shard a complete data set of scale / shards (its own customers,
+	 * orders and warehouses; the products in every shard).
+	 */
+	for (int k = 0; k < nparts; k++) {
+		struct db *db;
 
-		if (soe_load(ops, db, opt_scale, opt_seed, err, sizeof(err))) {
-			fprintf(stderr, PROG ": %s\n", err);
-			ops->close(db);
+		if (opt_profile == PROFILE_BUFFER_LATCHES)
+			sb_pcache_set_file(part_target[k]);
+		db = pdb[k] = ops->open(part_target[k], err, sizeof(err));
+		if (!db) {
+			fprintf(stderr, PROG ": cannot connect: %s\n", err);
 			return 1;
 		}
-		printf("loaded scale %g in %.1f s\n", opt_scale, (bench_now_ns() - t0) / 1e9);
-	}
-	if (soe_attach(ops, db, err, sizeof(err))) {
-		fprintf(stderr, PROG ": the database has no SOE data set (%s)\n", err);
-		ops->close(db);
-		return 1;
+		if (!opt_no_load) {
+			uint64_t t0 = bench_now_ns();
+
+			if (soe_load(ops, db, &parts[k], opt_scale / nparts, opt_seed + k, err, sizeof(err))) {
+				fprintf(stderr, PROG ": %s\n", err);
+				return 1;
+			}
+			if (nparts == 1)
+				printf("loaded scale %g in %.1f s\n", opt_scale, (bench_now_ns() - t0) / 1e9);
+			else if (k == nparts - 1)
+				printf("loaded %d shards of scale %g\n", nparts, opt_scale / nparts);
+		}
+		if (soe_attach(ops, db, &parts[k], err, sizeof(err))) {
+			fprintf(stderr, PROG ": the database has no SOE data set (%s)\n", err);
+			return 1;
+		}
 	}
 
 	printf(PROG ": %ld clients, %ld hogs, %s", opt_clients, opt_hogs, ops->name);
 	if (ops == &db_sqlite_ops)
 		printf(" (%s mutexes, spinning %ld us, %s cache, %s journal, %s)", sb_mutex_kind_name(opt_mutex),
-		       opt_spin_us, opt_shared_cache ? "shared" : "private", opt_journal, opt_db);
+		       opt_spin_us, db_sqlite_config.shared_cache ? "shared" : "private", opt_journal, opt_db);
+	if (opt_profile == PROFILE_BUFFER_LATCHES)
+		printf(", buffer-latches: %d shards, %ld bucket latches, %ld KiB caches", nparts, opt_buckets,
+		       opt_cache_kib);
 	printf(", logon %s, %ld s + %ld s warmup, mix", opt_logon_all ? "all" : "writers",
 	       opt_duration, opt_warmup);
 	for (int t = 0; t < TX_NR; t++)
@@ -530,17 +624,17 @@ int main(int argc, char **argv)
 	for (int t = 0, k = 0; t < TX_NR; t++)
 		for (int w = 0; w < weights[t]; w++)
 			pick_table[k++] = t;
-	nshards = (opt_clients + SHARD_CLIENTS - 1) / SHARD_CLIENTS;
-	shards = calloc(nshards, sizeof(*shards));
+	ngroups = (opt_clients + GROUP_CLIENTS - 1) / GROUP_CLIENTS;
+	groups = calloc(ngroups, sizeof(*groups));
 	clients = aligned_alloc(64, opt_clients * sizeof(*clients));
-	if (!shards || !clients) {
+	if (!groups || !clients) {
 		fprintf(stderr, PROG ": out of memory\n");
 		return 1;
 	}
 	memset(clients, 0, opt_clients * sizeof(*clients));
-	for (int s = 0; s < nshards; s++)
+	for (int g = 0; g < ngroups; g++)
 		for (int t = 0; t < TX_NR; t++)
-			hist_init(&shards[s].lat[t]);
+			hist_init(&groups[g].lat[t]);
 	hogs = bench_hogs_start(PROG, opt_hogs, NULL, BENCH_HOG_OTHER);
 	/*
 	 * Connect and prepare here, one client after the other, then hand each
@@ -553,7 +647,10 @@ int main(int argc, char **argv)
 
 		c->soe.ops = ops;
 		c->soe.rng = opt_seed * 0x100000001b3ull + i + 1;
-		c->soe.db = ops->open(target, err, sizeof(err));
+		c->soe.shard = &parts[i % nparts];
+		if (opt_profile == PROFILE_BUFFER_LATCHES)
+			sb_pcache_set_file(part_target[i % nparts]);
+		c->soe.db = ops->open(part_target[i % nparts], err, sizeof(err));
 		if (!c->soe.db || soe_prepare(&c->soe, err, sizeof(err))) {
 			fprintf(stderr, PROG ": client %ld of %ld could not connect: %s\n", i + 1,
 				opt_clients, err);
@@ -618,14 +715,14 @@ int main(int argc, char **argv)
 	bench_hogs_stop(hogs);
 	bench_kstats_delta(&k_delta, &k_before, &k_after);
 	if (ops == &db_sqlite_ops)
-		nmstat = sb_mutex_stats(mstat, 16);
+		nmstat = sb_mutex_stats(mstat, 24);
 	secs = (t_end - t_start) / 1e9;
 
 	for (int t = 0; t < TX_NR; t++)
 		hist_init(&lat[t]);
-	for (int s = 0; s < nshards; s++)
+	for (int g = 0; g < ngroups; g++)
 		for (int t = 0; t < TX_NR; t++)
-			hist_merge(&lat[t], &shards[s].lat[t]);
+			hist_merge(&lat[t], &groups[g].lat[t]);
 	for (long i = 0; i < opt_clients; i++) {
 		struct client *c = &clients[i];
 		struct soe_effects *e = &c->soe.done;
@@ -694,10 +791,11 @@ int main(int argc, char **argv)
 			       100.0 * w->held_ns / (secs * 1e9), (unsigned long long)w->contended,
 			       (unsigned long long)w->preempted, (unsigned long long)mstat[i].grants);
 		}
-		printf("writer gate: %llu write transactions, %llu waited; held %.1f%% of the time, "
-		       "%.2f waiting on average, longest hold %.2f ms\n",
-		       (unsigned long long)g->acquired, (unsigned long long)g->contended,
-		       100.0 * g->held_ns / (secs * 1e9), g->wait_ns / (secs * 1e9), g->max_hold_ns / 1e6);
+		printf("writer gates: %llu, %llu write transactions, %llu waited; each held %.1f%% of the time "
+		       "(the most held %.1f%%), %.2f waiting on average, longest hold %.2f ms\n",
+		       (unsigned long long)g->gates, (unsigned long long)g->acquired, (unsigned long long)g->contended,
+		       100.0 * g->held_ns / (secs * 1e9) / (g->gates ? g->gates : 1),
+		       100.0 * g->max_held_ns / (secs * 1e9), g->wait_ns / (secs * 1e9), g->max_hold_ns / 1e6);
 	}
 	printf("sessions: %.1f in a transaction (Little's law), %.1f runnable on average (max %llu, "
 	       "%llu samples of /proc/loadavg) on %ld CPUs\n", in_txn,
@@ -712,25 +810,69 @@ int main(int argc, char **argv)
 		rc = 1;
 	}
 
-	bad = soe_check(ops, db, &done, report, sizeof(report), err, sizeof(err));
-	if (bad < 0) {
-		fprintf(stderr, PROG ": the consistency check could not run: %s\n", err);
-		rc = 1;
-	} else {
-		printf("%s", report);
-		printf("consistency: %s\n", bad ? "FAILED" : "ok");
-		if (bad)
-			rc = 1;
-	}
-	ops->close(db);
-	if (ops == &db_sqlite_ops && !opt_keep) {
-		char side[300];
+	/*
+	 * Consistency, shard by shard against the effects its clients
+	 * committed; on SQLite also its own integrity check (pages, indexes,
+	 * free lists), which a page cache that lost or mixed up a page fails.
+	 */
+	for (int k = 0; k < nparts; k++) {
+		struct soe_effects pdone = { 0 };
+		int b;
 
-		unlink(opt_db);
-		snprintf(side, sizeof(side), "%s-wal", opt_db);
-		unlink(side);
-		snprintf(side, sizeof(side), "%s-shm", opt_db);
-		unlink(side);
+		for (long i = k; i < opt_clients; i += nparts) {
+			struct soe_effects *e = &clients[i].soe.done;
+
+			pdone.customers += e->customers;
+			pdone.addresses += e->addresses;
+			pdone.cards += e->cards;
+			pdone.orders += e->orders;
+			pdone.processed += e->processed;
+			pdone.logons += e->logons;
+		}
+		b = soe_check(ops, pdb[k], &parts[k], &pdone, report, sizeof(report), err, sizeof(err));
+		if (b >= 0 && ops == &db_sqlite_ops) {
+			int64_t v;
+
+			if (db_sqlite_integrity(pdb[k], &v, err, sizeof(err))) {
+				b = -1;
+			} else {
+				size_t used = strlen(report);
+
+				snprintf(report + used, sizeof(report) - used, "%s: SQLite integrity check: %lld problems\n",
+					 v ? "FAIL" : "ok", (long long)v);
+				b += v != 0;
+			}
+		}
+		if (b < 0) {
+			fprintf(stderr, PROG ": the consistency check could not run%s: %s\n",
+				nparts > 1 ? " on a shard" : "", err);
+			rc = 1;
+			bad++;
+			continue;
+		}
+		if (nparts > 1) {
+			for (char *line = strtok(report, "\n"); line; line = strtok(NULL, "\n"))
+				printf("shard %d: %s\n", k, line);
+		} else {
+			printf("%s", report);
+		}
+		bad += b;
+	}
+	printf("consistency: %s\n", bad ? "FAILED" : "ok");
+	if (bad)
+		rc = 1;
+	for (int k = 0; k < nparts; k++)
+		ops->close(pdb[k]);
+	if (ops == &db_sqlite_ops && !opt_keep) {
+		for (int k = 0; k < nparts; k++) {
+			char side[320];
+
+			unlink(part_target[k]);
+			snprintf(side, sizeof(side), "%s-wal", part_target[k]);
+			unlink(side);
+			snprintf(side, sizeof(side), "%s-shm", part_target[k]);
+			unlink(side);
+		}
 	}
 
 	if (opt_json) {
@@ -744,7 +886,13 @@ int main(int argc, char **argv)
 		if (ops == &db_sqlite_ops) {
 			bench_json_str(j, "mutex", sb_mutex_kind_name(opt_mutex));
 			bench_json_u64(j, "spin_us", opt_spin_us);
-			bench_json_str(j, "cache", opt_shared_cache ? "shared" : "private");
+			bench_json_str(j, "profile", opt_profile == PROFILE_BUFFER_LATCHES ? "buffer-latches" : "giant-lock");
+			bench_json_u64(j, "shards", nparts);
+			if (opt_profile == PROFILE_BUFFER_LATCHES) {
+				bench_json_u64(j, "buckets", opt_buckets);
+				bench_json_u64(j, "cache_kib", opt_cache_kib);
+			}
+			bench_json_str(j, "cache", db_sqlite_config.shared_cache ? "shared" : "private");
 			bench_json_str(j, "journal", opt_journal);
 		}
 		bench_json_str(j, "logon", opt_logon_all ? "all" : "writers");
@@ -802,9 +950,12 @@ int main(int argc, char **argv)
 			const struct db_gate_stats *g = db_sqlite_gate_stats();
 
 			bench_json_obj(j, "writer_gate");
+			bench_json_u64(j, "gates", g->gates);
+			bench_json_dbl(j, "max_utilisation", g->max_held_ns / (secs * 1e9));
 			bench_json_u64(j, "acquired", g->acquired);
 			bench_json_u64(j, "contended", g->contended);
-			bench_json_dbl(j, "utilisation", g->held_ns / (secs * 1e9));
+			/* Per gate: the mean over the gates; waiting: clients, over all gates. */
+			bench_json_dbl(j, "utilisation", g->held_ns / (secs * 1e9) / (g->gates ? g->gates : 1));
 			bench_json_dbl(j, "mean_waiting", g->wait_ns / (secs * 1e9));
 			bench_json_dbl(j, "mean_wait_us", g->acquired ? g->wait_ns / 1e3 / g->acquired : 0);
 			bench_json_u64(j, "max_hold_ns", g->max_hold_ns);
