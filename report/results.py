@@ -14,10 +14,10 @@ import re
 # The plan's columns, in order (run-all writes them; see report/README.md).
 COLUMNS = ["id", "repeat", "order", "bench", "testbed", "kernel", "boot", "abi", "grant",
            "ext_ns", "rt_policy", "clients", "hogs", "hog_policy", "work_in_ns", "lock", "mutex",
-           "extend_waiting", "limit_s", "argv"]
+           "profile", "extend_waiting", "limit_s", "argv"]
 # Columns added since the typed plan (2026-12-04): an older plan's header
 # lacks them, and they are recovered from the arguments.
-LATER_COLUMNS = ["hog_policy", "work_in_ns"]
+LATER_COLUMNS = ["hog_policy", "work_in_ns", "profile"]
 INT_COLUMNS = {"repeat", "order", "grant", "ext_ns", "clients", "hogs", "work_in_ns",
                "extend_waiting", "limit_s"}
 # The benches that run the lock table, whose --work-in is the work_in_ns column.
@@ -35,6 +35,7 @@ CHOICES = {
     "extend_waiting": {0, 1},
     "hog_policy": {"other", "nice19", "idle", "batch"},
     "lock": {"tas", "ticket", "futex", "yield", "pthread", "adaptive"},
+    "profile": {"giant-lock", "buffer-latches"},
 }
 
 
@@ -132,6 +133,8 @@ def load_plan(d, env):
             row["work_in_ns"] = work_in_from_args(row["bench"], row["argv"] or "")
         if "hog_policy" not in row:
             row["hog_policy"] = hog_policy_from_args(row["bench"], row["argv"] or "")
+        if "profile" not in row:
+            row["profile"] = profile_from_args(row["bench"], row["argv"] or "")
         for c in ("id", "repeat", "order", "bench"):
             if row[c] is None:
                 raise ReportError(f"{rel(path)}:{n}: column {c} is empty")
@@ -182,6 +185,14 @@ def hog_policy_from_args(bench, args):
     return _arg(_load_args(args), "--hog-policy") or "other"
 
 
+def profile_from_args(bench, args):
+    """swingbench-lite's profile, from its arguments (default giant-lock),
+    for a plan written before the profile column (2026-12-04)."""
+    if bench != "swingbench-lite":
+        return None
+    return _arg(args, "--profile") or "giant-lock"
+
+
 def legacy_plan(d, path, body, env):
     """A plan written before the typed columns (ID GROUP BENCH ABI GRANT EXT_NS
     RT_POLICY [LIMIT_S] ARGS): the columns are recovered from the arguments,
@@ -216,6 +227,7 @@ def legacy_plan(d, path, body, env):
             row["extend_waiting"] = 1 if re.search(r"(^| )-w( |$)", args) else 0
         row["work_in_ns"] = work_in_from_args(bench, args)
         row["hog_policy"] = hog_policy_from_args(bench, args)
+        row["profile"] = profile_from_args(bench, args)
         if abi == "none":
             row["ext_ns"] = None
         if bench == "locktable" and main is None:

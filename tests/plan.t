@@ -3,7 +3,7 @@
 # seeded random order within each repeat, and the rows each option makes.
 . "$(dirname "$0")/lib.sh"
 ra=$top/run-all
-cols="id	repeat	order	bench	testbed	kernel	boot	abi	grant	ext_ns	rt_policy	clients	hogs	hog_policy	work_in_ns	lock	mutex	extend_waiting	limit_s	argv"
+cols="id	repeat	order	bench	testbed	kernel	boot	abi	grant	ext_ns	rt_policy	clients	hogs	hog_policy	work_in_ns	lock	mutex	profile	extend_waiting	limit_s	argv"
 rows() { grep -v '^#' <<<"$1" | tail -n +2; }
 
 # The experiment files make the plans the bash planner made (commit
@@ -33,7 +33,7 @@ is "run-all --dry-run exits 0" "$?" 0
 is "the header names the typed columns" "$(grep -v '^#' <<<"$p" | head -1)" "$cols"
 like "the seed is recorded" "$p" '# seed: 5'
 like "... and the main point" "$p" $'# main_clients: 300\n# main_hogs: 400'
-is "every row has the 20 columns" "$(rows "$p" | awk -F'\t' 'NF != 20' | wc -l)" 0
+is "every row has the 21 columns" "$(rows "$p" | awk -F'\t' 'NF != 21' | wc -l)" 0
 is "the order column counts the rows in the order they run" \
 	"$(rows "$p" | awk -F'\t' '$3 != NR' | wc -l)" 0
 is "repeat 1 runs whole before repeat 2 (the fresh boots come last)" \
@@ -57,7 +57,7 @@ is "... not on the parallel testbed, which runs the lock table at 50 us and tick
 	"$(rows "$p" | awk -F'\t' '$4 == "locktable" && $5 == "parallel" && $15 == 5000 && $1 !~ /-alt-/ { print $10 }' | sort -nu | tr '\n' ' ')" "50000 1000000 "
 is "rseq-cr with a whole tick" "$(rows "$p" | awk -F'\t' '$1 == "lt-c300-h400-rseq-cr-tick-r1" { print $8, $10 }')" "rseq-cr 1000000"
 is "swingbench-lite: the mutex column" "$(rows "$p" | awk -F'\t' '$1 ~ /^sbl-pthread-r1$/ { print $17, $8 }')" "pthread none"
-is "extend-sched -w: extend_waiting 1" "$(rows "$p" | awk -F'\t' '$1 == "es-w-rseq-cr-r1" { print $18 }')" "1"
+is "extend-sched -w: extend_waiting 1" "$(rows "$p" | awk -F'\t' '$1 == "es-w-rseq-cr-r1" { print $19 }')" "1"
 is "the grant traces: one run per length, at the main point" \
 	"$(rows "$p" | awk -F'\t' '$4 == "grant-trace" && $5 == "parallel" { print $10 }' | sort -n | tr '\n' ' ')" "5000 10000 30000 50000 "
 is "unused-cost: fresh boots, stock and patched alternating, in the plan" \

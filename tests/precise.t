@@ -35,13 +35,13 @@ ok "... and its tables are correct" jqt '.results.correct == true' "$tmp/lt.json
 mkdir -p "$tmp/sr"
 t=$(printf '\t')
 {
-	echo "id${t}repeat${t}order${t}bench${t}testbed${t}kernel${t}boot${t}abi${t}grant${t}ext_ns${t}rt_policy${t}clients${t}hogs${t}hog_policy${t}work_in_ns${t}lock${t}mutex${t}extend_waiting${t}limit_s${t}argv"
-	echo "lt-r1${t}1${t}1${t}locktable${t}precise${t}patched${t}sweep${t}mainline${t}1${t}50000${t}never-delay-rt${t}4${t}4${t}other${t}5000${t}tas${t}-${t}-${t}1${t}--clients 4 --hogs 4 --duration 2 --warmup 0 --interval 0"
+	echo "id${t}repeat${t}order${t}bench${t}testbed${t}kernel${t}boot${t}abi${t}grant${t}ext_ns${t}rt_policy${t}clients${t}hogs${t}hog_policy${t}work_in_ns${t}lock${t}mutex${t}profile${t}extend_waiting${t}limit_s${t}argv"
+	echo "lt-r1${t}1${t}1${t}locktable${t}precise${t}patched${t}sweep${t}mainline${t}1${t}50000${t}never-delay-rt${t}4${t}4${t}other${t}5000${t}tas${t}-${t}-${t}-${t}1${t}--clients 4 --hogs 4 --duration 2 --warmup 0 --interval 0"
 	# cyclictest inside the main point's load, grants off, as run-all plans
 	# it: on the precise clock an RT task's worst wakeup inside the load is
 	# a few microseconds (5 in the first runs). Started by a plain shell's
 	# sleep, cyclictest began late and caught the load's exit (85-176 us).
-	echo "ct-r1${t}1${t}2${t}cyclictest${t}precise${t}patched${t}sweep${t}mainline${t}0${t}50000${t}never-delay-rt${t}300${t}400${t}other${t}5000${t}tas${t}-${t}-${t}600${t}-m -p 90 -t 1 -i 200 -q -D 1 -h 2000 -- --clients 300 --hogs 400 --work-in 5 --duration 3 --warmup 0 --seed 1"
+	echo "ct-r1${t}1${t}2${t}cyclictest${t}precise${t}patched${t}sweep${t}mainline${t}0${t}50000${t}never-delay-rt${t}300${t}400${t}other${t}5000${t}tas${t}-${t}-${t}-${t}600${t}-m -p 90 -t 1 -i 200 -q -D 1 -h 2000 -- --clients 300 --hogs 400 --work-in 5 --duration 3 --warmup 0 --seed 1"
 } >"$tmp/sr/plan.tsv"
 out=$("$VM_RUN" -q --clock precise --timeout 900 --share "$tmp/sr" -- sweep-runner --testbed precise /host/plan.tsv /host 2>&1)
 is "sweep-runner on the precise clock exits 0" "$?" 0

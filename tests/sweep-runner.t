@@ -15,13 +15,13 @@ row() { local IFS=$t; echo "$*"; }
 {
 	echo "# slicebench plan"
 	echo "# seed: 1"
-	row id repeat order bench testbed kernel boot abi grant ext_ns rt_policy clients hogs hog_policy work_in_ns lock mutex extend_waiting limit_s argv
-	row hang-r1 1 1 locktable parallel patched sweep mainline 1 50000 never-delay-rt 2 0 other 5000 tas - - 5 "--clients 2 --hogs 0 --duration 86400 --interval 0"
-	row lc-r1 1 2 lock-cost parallel patched sweep mainline 1 50000 never-delay-rt - - - - - - - 300 "--pairs 20000 --rounds 3"
-	row nolimit-r1 1 3 lock-cost parallel patched sweep none 1 - - - - - - - - - - "--pairs 20000 --rounds 3"
-	row odd-r1 1 4 frobnicate parallel patched sweep none 1 - - - - - - - - - 60 ""
-	row fresh-r1 1 5 unused-cost parallel stock fresh none 0 - - - - - - - - - 60 "--rounds 3"
-	row gt-r1 1 6 grant-trace parallel patched sweep mainline 1 50000 never-delay-rt 40 40 other 5000 tas - - 120 "--clients 40 --hogs 40 --duration 2 --warmup 1 --interval 0"
+	row id repeat order bench testbed kernel boot abi grant ext_ns rt_policy clients hogs hog_policy work_in_ns lock mutex profile extend_waiting limit_s argv
+	row hang-r1 1 1 locktable parallel patched sweep mainline 1 50000 never-delay-rt 2 0 other 5000 tas - - - 5 "--clients 2 --hogs 0 --duration 86400 --interval 0"
+	row lc-r1 1 2 lock-cost parallel patched sweep mainline 1 50000 never-delay-rt - - - - - - - - 300 "--pairs 20000 --rounds 3"
+	row nolimit-r1 1 3 lock-cost parallel patched sweep none 1 - - - - - - - - - - - "--pairs 20000 --rounds 3"
+	row odd-r1 1 4 frobnicate parallel patched sweep none 1 - - - - - - - - - - 60 ""
+	row fresh-r1 1 5 unused-cost parallel stock fresh none 0 - - - - - - - - - - 60 "--rounds 3"
+	row gt-r1 1 6 grant-trace parallel patched sweep mainline 1 50000 never-delay-rt 40 40 other 5000 tas - - - 120 "--clients 40 --hogs 40 --duration 2 --warmup 1 --interval 0"
 } >"$tmp/share/plan.tsv"
 
 out=$("$VM_RUN" -q --cpus 2 --timeout 600 --share "$tmp/share" -- sh -c \
@@ -51,9 +51,9 @@ like "a missing plan: exit 2" "$out" 'missing plan exit 2'
 mkdir -p "$tmp/q"
 {
 	echo "# slicebench plan"
-	row id repeat order bench testbed kernel boot abi grant ext_ns rt_policy clients hogs hog_policy work_in_ns lock mutex extend_waiting limit_s argv
+	row id repeat order bench testbed kernel boot abi grant ext_ns rt_policy clients hogs hog_policy work_in_ns lock mutex profile extend_waiting limit_s argv
 	for i in 1 2 3 4 5 6; do
-		row "lc$i-r1" 1 "$i" lock-cost parallel patched sweep none 1 - - - - - - - - - 300 "--pairs 20000 --rounds 3"
+		row "lc$i-r1" 1 "$i" lock-cost parallel patched sweep none 1 - - - - - - - - - - 300 "--pairs 20000 --rounds 3"
 	done
 } >"$tmp/q/plan.tsv"
 out=$("$VM_RUN" -q --cpus 2 --timeout 600 --share "$tmp/q" -- sh -c \
