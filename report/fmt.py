@@ -83,6 +83,8 @@ def arm_label(row, cols):
         parts.append("stock 6.12")
     elif "kernel" in cols:
         parts.append("patched")
+    if "profile" in cols and row.get("profile"):
+        parts.append(row["profile"])
     if "mutex" in cols and row["mutex"]:
         parts.append(row["mutex"])
     if "hog_policy" in cols and row["hog_policy"] not in (None, "other"):
@@ -95,7 +97,8 @@ def arm_label(row, cols):
     off = row["grant"] == 0
     # An alternative (another lock, deprioritised hogs) is named alone when
     # grants are off, and "+ ABI" with the extension.
-    alt = len(parts) > ("kernel" in cols) + ("mutex" in cols and bool(row["mutex"]))
+    alt = len(parts) > ("kernel" in cols) + ("mutex" in cols and bool(row["mutex"])) + \
+        ("profile" in cols and bool(row.get("profile")))
     if "abi" in cols or "grant" in cols:
         if row["kernel"] == "stock":
             pass

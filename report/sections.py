@@ -615,6 +615,87 @@ def mutex_classes(rep, sid, spec):
                      "contended", "preempted holds", "grants"], rows), "")
 
 
+def predictions(rep, sid, spec):
+    """Predicted against measured: each pre-registered cell (spec's `cell`
+    list: where, arm, low, high, point; `level` cells predict the arm's mean
+    of `metric`, the others its change against the spec's baseline). A
+    prediction holds when the estimate lies in the interval and its 95% CI
+    meets it, fails when the CI lies outside it, and is not held otherwise."""
+    src = rep.exp_src
+    for tb in rep.testbeds or [None]:
+        rows, tally = [], {}
+        for n, cell in enumerate(spec.get("cell", [])):
+            for k in ("where", "arm", "low", "high"):
+                if k not in cell:
+                    raise ReportError(f"{rs.rel(src)}: [section.{sid}] cell {n + 1}: no {k}")
+            what = f"[section.{sid}] cell {n + 1}"
+            base = rs.parse_selector(f"bench={spec['bench']} {cell['where']} {spec.get('baseline', '')}", src,
+                                     what, rep.meta)
+            arm = rs.parse_selector(f"bench={spec['bench']} {cell['where']} {cell['arm']}", src, what, rep.meta)
+            if tb is not None:
+                base["testbed"] = arm["testbed"] = tb
+            m = rep.metric(cell.get("metric", spec.get("metric", "sql_per_s")), src)
+            lo, hi = float(cell["low"]), float(cell["high"])
+            pt = cell.get("point")
+            level = bool(cell.get("level"))
+            ar = rep.done(arm)
+            br = [] if level else rep.done(base)
+            label = cell.get("label", f"{cell['where']}: {cell['arm']}")
+            if level:
+                pred = f"[{lo:g}, {hi:g}]" + (f", {pt:g}" if pt is not None else "") + \
+                    ("" if cell.get("per") else f" {m.unit}")
+            else:
+                pred = f"[{lo:+g}%, {hi:+g}%]" + (f", {pt:+g}%" if pt is not None else "")
+            if not ar or (not level and not br):
+                if not rep.done({"bench": spec["bench"], **({"testbed": tb} if tb else {})}):
+                    continue
+                rows.append([label, pred, "-", "-", "**not run**"])
+                tally["not run"] = tally.get("not run", 0) + 1
+                continue
+            if level and cell.get("per"):
+                # A ratio of sums over the runs (expired of granted): no CI.
+                den = sum(rep.values(ar, rep.metric(cell["per"], src)))
+                if not den:
+                    rows.append([label, pred, f"no {cell['per']} in {len(ar)} runs", f"{len(ar)}", "**not testable**"])
+                    tally["not testable"] = tally.get("not testable", 0) + 1
+                    continue
+                est, ci, runs = sum(rep.values(ar, m)) / den, None, f"{len(ar)}"
+                meas = f"{est:.3f} (of {den:,.0f})"
+                scale_lo, scale_hi = lo, hi
+            elif level:
+                st = an.summary(rep.values(ar, m))
+                est, ci, runs = st["mean"], st["ci"], f"{len(ar)}"
+                meas = f"{num(est, m.decimals)} {m.unit}" + (f" [{num(ci[0], m.decimals)}, {num(ci[1], m.decimals)}]"
+                                                           if ci else "")
+                scale_lo, scale_hi = lo, hi
+            else:
+                cm = rep.compare(br, ar, m)
+                est, ci, runs = cm["change"], cm["ci"], f"{len(br)}, {len(ar)}"
+                meas = f"{pct(est)} {ci_pct(ci)}"
+                scale_lo, scale_hi = lo / 100, hi / 100
+            if len(ar) < 3 or (not level and len(br) < 3):
+                v = "too few runs"
+            elif est is not None and scale_lo <= est <= scale_hi and (ci is None or (ci[0] <= scale_hi and ci[1] >= scale_lo)):
+                v = "held"
+            elif ci is not None and (ci[1] < scale_lo or ci[0] > scale_hi):
+                v = "failed"
+            else:
+                v = "not held"
+            tally[v] = tally.get(v, 0) + 1
+            rows.append([label, pred, meas, runs, f"**{v}**"])
+        if not rows:
+            continue
+        title = f"{spec['title']}, on {TESTBED.get(tb, tb)}" if len(rep.testbeds) > 1 else spec["title"]
+        rep.p(f"## {title}", "")
+        if spec.get("note"):
+            rep.p(spec["note"], "")
+        rep.p(table(["prediction", "predicted", "measured [95% CI]", "runs", "verdict"], rows), "",
+              "Tally: " + ", ".join(f"{k} {v}" for k, v in sorted(tally.items())) + ". A prediction **held** when "
+              "the estimate lies in its interval and the 95% CI meets it; it **failed** when the CI lies outside "
+              "the interval; **not held** otherwise (the CI reaches it, the estimate does not); fewer than 3 runs "
+              "on a side: **too few runs**.", "")
+
+
 def table_section(rep, sid, spec):
     """A comparison table (against one baseline, or several), per testbed."""
     for tb in rep.testbeds or [None]:
@@ -627,6 +708,7 @@ KINDS = {
     "hyperfine": hyperfine,
     "grant-durations": grant_durations,
     "mutex-classes": mutex_classes,
+    "predictions": predictions,
 }
 
 

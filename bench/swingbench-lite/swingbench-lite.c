@@ -925,6 +925,18 @@ int main(int argc, char **argv)
 			bench_json_obj_end(j);
 		}
 		bench_json_obj_end(j);
+		{
+			uint64_t all = 0, latches = 0;
+
+			for (int i = 0; i < nmstat; i++) {
+				all += mstat[i].window->preempted;
+				if (strstr(mstat[i].name, "(pcache)"))
+					latches += mstat[i].window->preempted;
+			}
+			/* Holds past --preempted-us: every class, and the buffer-cache latches'. */
+			bench_json_u64(j, "preempted_holding", all);
+			bench_json_u64(j, "latch_preempted", latches);
+		}
 		bench_json_arr(j, "mutexes");
 		for (int i = 0; i < nmstat; i++) {
 			const struct sb_mutex_window *w = mstat[i].window;
