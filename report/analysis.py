@@ -160,6 +160,8 @@ NOT_MEASURED = "not measured"
 # An experiment that says it does not answer a claim on a testbed (its claim's
 # testbeds key).
 NOT_ANSWERED = "not answered here"
+# A claim measured on a stand-in that cannot exercise the mechanism.
+NOT_COMPARABLE = "not tested by a comparable workload"
 
 
 def verdict(ci, claim):

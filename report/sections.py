@@ -81,6 +81,10 @@ def claim_row(rep, c, cid, claimed, m, tb, rows, ps):
                    "narrow it below the claimed change")
         else:
             why = ": the CI holds both 0 and the claim, and more than 1000 runs per arm would be needed at this spread"
+    # A stand-in that cannot exercise the mechanism (the claim's
+    # not_comparable says why): its numbers are shown, never its verdict.
+    if c.get("not_comparable"):
+        v, why = an.NOT_COMPARABLE, f": {c['not_comparable']}"
     pr = cmp_["paired"]
     rows.append([head, pct(claimed),
                  f"{mean_sd(cmp_['base'], m.decimals)} → {mean_sd(cmp_['arm'], m.decimals)} {m.unit} "
