@@ -632,6 +632,9 @@ def predictions(rep, sid, spec):
             for k in ("where", "arm", "low", "high"):
                 if k not in cell:
                     raise ReportError(f"{rs.rel(src)}: [section.{sid}] cell {n + 1}: no {k}")
+            # A cell is predicted for one testbed (the spec's, or its own).
+            if tb is not None and cell.get("testbed", spec.get("testbed", tb)) != tb:
+                continue
             what = f"[section.{sid}] cell {n + 1}"
             base = rs.parse_selector(f"bench={spec['bench']} {cell['where']} {spec.get('baseline', '')}", src,
                                      what, rep.meta)
