@@ -85,6 +85,9 @@ def claim_row(rep, c, cid, claimed, m, tb, rows, ps):
     # not_comparable says why): its numbers are shown, never its verdict.
     if c.get("not_comparable"):
         v, why = an.NOT_COMPARABLE, f": {c['not_comparable']}"
+    # What the measuring point could not test, said beside the verdict.
+    if c.get("note"):
+        why += f". {c['note']}"
     pr = cmp_["paired"]
     rows.append([head, pct(claimed),
                  f"{mean_sd(cmp_['base'], m.decimals)} → {mean_sd(cmp_['arm'], m.decimals)} {m.unit} "
@@ -689,7 +692,15 @@ def predictions(rep, sid, spec):
             else:
                 v = "not held"
             tally[v] = tally.get(v, 0) + 1
-            rows.append([label, pred, meas, runs, f"**{v}**"])
+            # The registered marking of a cell whose structure fell short
+            # (flag_metric above flag_above over the arm's runs: e.g. gate-bound).
+            flag = ""
+            if spec.get("flag_metric"):
+                fm = rep.metric(spec["flag_metric"], src)
+                fv = max(rep.values(ar + br, fm))
+                if fv > float(spec.get("flag_above", 0)):
+                    flag = f" ({spec.get('flag_label', 'flagged')}: {fm.label} {num(fv, fm.decimals)})"
+            rows.append([label, pred, meas, runs, f"**{v}**{flag}"])
         if not rows:
             continue
         title = f"{spec['title']}, on {TESTBED.get(tb, tb)}" if len(rep.testbeds) > 1 else spec["title"]

@@ -187,6 +187,28 @@ like "a claim on a stand-in that cannot exercise the mechanism: its numbers, and
 "$mk" "$fx/sbl-old" "bench=swingbench-lite mutex=spin-ext grant=0 clients=100 values=1000,1100"
 like "runs without the figures say so" "$("$gen" "$fx/sbl-old" 2>&1)" "These runs predate the structure measurements"
 
+# A pre-registered prediction against the measurement: off 100, 110, 120,
+# the arm 150, 160, 170: +45.5% [+22.4%, +74.8%].
+"$mk" "$fx/pred" "bench=swingbench-lite mutex=spin-ext grant=0 clients=16 values=100,110,120 structure=1" \
+	"bench=swingbench-lite mutex=spin-ext abi=mainline clients=16 values=150,160,170 structure=1"
+cat >"$fx/pred/experiment.json" <<'EOF2'
+{"name": "pred", "section": {"p": {"kind": "predictions", "bench": "swingbench-lite", "title": "Predicted",
+ "baseline": "mutex=spin-ext grant=0", "flag_metric": "sbl_gate_max", "flag_above": 0.5, "flag_label": "gate-bound",
+ "cell": [
+  {"label": "inside", "where": "clients=16", "arm": "abi=mainline grant=1", "low": 40, "high": 50, "point": 45},
+  {"label": "outside", "where": "clients=16", "arm": "abi=mainline grant=1", "low": 0, "high": 10},
+  {"label": "reaches", "where": "clients=16", "arm": "abi=mainline grant=1", "low": 50, "high": 80},
+  {"label": "nothing", "where": "clients=99", "arm": "abi=mainline grant=1", "low": 0, "high": 1}]}}}
+EOF2
+out=$("$gen" "$fx/pred" 2>&1)
+is "a predictions section renders" "$?" 0
+like "an estimate inside the interval, the CI meeting it: held, with the registered marking" "$out" \
+	"\\| inside \\| \\[\\+40%, \\+50%\\], \\+45% \\| \\+45\\.5% \\[\\+22\\.4%, \\+74\\.8%\\] \\| 3, 3 \\| \\*\\*held\\*\\* \\(gate-bound: most held gate's share 0\\.80\\) \\|"
+like "a CI outside the interval: failed" "$out" "\\| outside \\|[^|]*\\|[^|]*\\| 3, 3 \\| \\*\\*failed\\*\\*"
+like "a CI reaching it, the estimate outside: not held" "$out" "\\| reaches \\|[^|]*\\|[^|]*\\| 3, 3 \\| \\*\\*not held\\*\\*"
+like "a cell with no runs: not run" "$out" "\\| nothing \\|[^|]*\\| - \\| - \\| \\*\\*not run\\*\\*"
+like "... and the tally" "$out" "Tally: failed 1, held 1, not held 1, not run 1"
+
 # ---- plans run-all's presets never make ---------------------------------------------
 # --ext-us 20 (and 7): the lengths appear in the main table and in the length sweep.
 "$mk" "$fx/ext" "$(off 100,110,120)" "$(lt "abi=mainline ext_ns=20000" 130,140,150)" \
