@@ -411,7 +411,7 @@ static enum db_status body(struct soe_client *c, enum soe_txn t, int64_t now)
 	}
 }
 
-static void add_effects(struct soe_effects *to, const struct soe_effects *e)
+void soe_effects_add(struct soe_effects *to, const struct soe_effects *e)
 {
 	to->customers += e->customers;
 	to->addresses += e->addresses;
@@ -437,7 +437,7 @@ enum db_status soe_run(struct soe_client *c, enum soe_txn t)
 		c->ops->end(c->db, false);
 		return st;
 	}
-	add_effects(&c->done, &c->pending);
+	soe_effects_add(&c->done, &c->pending);
 	return DB_OK;
 }
 

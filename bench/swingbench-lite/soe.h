@@ -54,6 +54,8 @@ void soe_rows(double scale, struct soe_rows *rows);
 struct soe_effects {
 	int64_t customers, addresses, cards, orders, processed, logons;
 };
+/* to += e */
+void soe_effects_add(struct soe_effects *to, const struct soe_effects *e);
 
 /*
  * One database's state, shared by the clients that use it: the data set's

@@ -735,12 +735,7 @@ int main(int argc, char **argv)
 			sql_by_type[t] += c->sql_by_type[t];
 		}
 		sql += c->sql_end - c->sql_start;
-		done.customers += e->customers;
-		done.addresses += e->addresses;
-		done.cards += e->cards;
-		done.orders += e->orders;
-		done.processed += e->processed;
-		done.logons += e->logons;
+		soe_effects_add(&done, e);
 		lib.sections += c->sc_end.sections - c->sc_start.sections;
 		lib.grants += c->sc_end.grants - c->sc_start.grants;
 		lib.yields += c->sc_end.yields - c->sc_start.yields;
@@ -819,16 +814,8 @@ int main(int argc, char **argv)
 		struct soe_effects pdone = { 0 };
 		int b;
 
-		for (long i = k; i < opt_clients; i += nparts) {
-			struct soe_effects *e = &clients[i].soe.done;
-
-			pdone.customers += e->customers;
-			pdone.addresses += e->addresses;
-			pdone.cards += e->cards;
-			pdone.orders += e->orders;
-			pdone.processed += e->processed;
-			pdone.logons += e->logons;
-		}
+		for (long i = k; i < opt_clients; i += nparts)
+			soe_effects_add(&pdone, &clients[i].soe.done);
 		b = soe_check(ops, pdb[k], &parts[k], &pdone, report, sizeof(report), err, sizeof(err));
 		if (b >= 0 && ops == &db_sqlite_ops) {
 			int64_t v;
