@@ -5,6 +5,8 @@
  * kernel the build made. Compiled, never linked: a mismatch fails the build.
  */
 #include <stddef.h>
+
+#define offsetofend(t, m) (offsetof(t, m) + sizeof(((t *)0)->m))
 #include <asm/unistd.h>
 #include <linux/prctl.h>
 #include <linux/rseq.h>
@@ -32,4 +34,6 @@ SAME(SLICE__PR_RSEQ_SLICE_EXTENSION, PR_RSEQ_SLICE_EXTENSION);
 SAME(SLICE__PR_RSEQ_SLICE_EXTENSION_SET, PR_RSEQ_SLICE_EXTENSION_SET);
 SAME(SLICE__PR_RSEQ_SLICE_EXT_ENABLE, PR_RSEQ_SLICE_EXT_ENABLE);
 SAME(SLICE__RSEQ_FLAG_UNREGISTER, RSEQ_FLAG_UNREGISTER);
-SAME(SLICE__RSEQ_ORIG_SIZE, offsetof(struct rseq, end));
+SAME(SLICE__RSEQ_ORIG_SIZE, offsetofend(struct rseq, slice_ctrl));
+/* Linux 7.0's layout: feature size 33, so own V2 areas need 64 bytes, 64-aligned. */
+SAME(33, offsetof(struct rseq, end));

@@ -7,7 +7,11 @@
  */
 #include "slice_ext_util.h"
 
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 #include <signal.h>
+#include <stddef.h>
+#include <sys/auxv.h>
 #include <sys/mman.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
@@ -16,6 +20,7 @@
 
 #define DEBUGFS_MAINLINE_NSEC "/sys/kernel/debug/rseq/slice_ext_nsec"
 #define DEBUGFS_RSEQ_STATS "/sys/kernel/debug/rseq/stats"
+#define DEBUGFS_RSEQ_DEBUG "/sys/kernel/debug/rseq/debug"
 #define TASK_SHARED_PAGES "/sys/kernel/debug/task_shared_pages"
 
 static long slice_prctl(unsigned long a2, unsigned long a3, unsigned long a4,
@@ -155,6 +160,108 @@ TEST(mainline_rules_7_0_any_registration)
 	EXPECT_TRUE(rs->flags & RSEQ_CS_FLAG_SLICE_EXT_ENABLED);
 	EXPECT_EQ(-EINVAL, knob_set("slice_ext_mainline_rules", "7.2"));
 	knob_restore(&k);
+}
+
+/*
+ * 7.0's and 7.1's layout: a reserved byte after slice_ctrl makes the
+ * feature size 33, so a V2 registration needs 64-byte alignment; an
+ * original 32-byte one still needs 32.
+ */
+TEST(rseq_layout_feature_size_33_align_64)
+{
+	static __thread char area[256] __attribute__((aligned(64)));
+
+	EXPECT_EQ(33, getauxval(AT_RSEQ_FEATURE_SIZE));
+	EXPECT_EQ(64, getauxval(AT_RSEQ_ALIGN));
+
+	ASSERT_EQ(0, rseq_unregister_glibc());
+	memset(area, 0, sizeof(area));
+	/* V2 at an address aligned to 32 but not 64: refused. */
+	errno = 0;
+	EXPECT_EQ(-1, syscall(__NR_rseq, area + 32, 64, 0, RSEQ_SIG));
+	EXPECT_EQ(EINVAL, errno);
+	/* The feature size, 64-byte aligned: accepted. */
+	EXPECT_EQ(0, syscall(__NR_rseq, area, 33, 0, RSEQ_SIG));
+	EXPECT_EQ(0, syscall(__NR_rseq, area, 33, RSEQ_FLAG_UNREGISTER, RSEQ_SIG));
+	/* The original size at a 32-byte boundary: accepted. */
+	EXPECT_EQ(0, syscall(__NR_rseq, area + 32, 32, 0, RSEQ_SIG));
+	EXPECT_EQ(0, syscall(__NR_rseq, area + 32, 32, RSEQ_FLAG_UNREGISTER, RSEQ_SIG));
+}
+
+/*
+ * 7.1 does not write bytes 28-31 of an original 32-byte registration;
+ * 7.0 zeroes slice_ctrl in every registration.
+ */
+TEST(rseq_legacy_area_untouched_under_7_1)
+{
+	static __thread struct rseq small __attribute__((aligned(32)));
+	struct knob_saved k;
+
+	if (cmdline_has("rseq_slice_ext=0"))
+		SKIP(return, "disabled at boot");
+	knob_save(&k, "slice_ext_mainline_rules");
+	ASSERT_EQ(0, rseq_unregister_glibc());
+
+	ASSERT_EQ(0, knob_set("slice_ext_mainline_rules", "7.1"));
+	memset(&small, 0, sizeof(small));
+	small.slice_ctrl.all = 0xdeadbeef;
+	ASSERT_EQ(0, syscall(__NR_rseq, &small, 32, 0, RSEQ_SIG));
+	EXPECT_EQ(0xdeadbeef, small.slice_ctrl.all);
+	ASSERT_EQ(0, syscall(__NR_rseq, &small, 32, RSEQ_FLAG_UNREGISTER, RSEQ_SIG));
+
+	ASSERT_EQ(0, knob_set("slice_ext_mainline_rules", "7.0"));
+	small.slice_ctrl.all = 0xdeadbeef;
+	ASSERT_EQ(0, syscall(__NR_rseq, &small, 32, 0, RSEQ_SIG));
+	EXPECT_EQ(0, small.slice_ctrl.all);
+	ASSERT_EQ(0, syscall(__NR_rseq, &small, 32, RSEQ_FLAG_UNREGISTER, RSEQ_SIG));
+	knob_restore(&k);
+}
+
+/*
+ * 7.0 clears slice_ctrl only when the task was scheduled out on its way
+ * back from an interrupt, or moved: a request survives a blocking system
+ * call and a signal. A preemption clears it (grants off: the request is
+ * seen and refused, and the task is scheduled out beside a hog).
+ */
+static volatile uint8_t request_in_handler;
+
+static void request_handler(int sig)
+{
+	request_in_handler = rseq_area()->slice_ctrl.request;
+}
+
+TEST(mainline_request_survives_blocking_call_and_signal)
+{
+	struct knob_saved k;
+	struct noise noise;
+	bool cleared = false;
+	uint64_t end;
+
+	if (cmdline_has("rseq_slice_ext=0"))
+		SKIP(return, "disabled at boot");
+	ASSERT_EQ(0, pin_to_cpu(0));
+	ASSERT_EQ(0, abi_thread_setup(ABI_MAINLINE));
+	ASSERT_NE(SIG_ERR, signal(SIGUSR1, request_handler));
+
+	rseq_area()->slice_ctrl.request = 1;
+	for (int i = 0; i < 20; i++)
+		usleep(1000);
+	EXPECT_EQ(1, rseq_area()->slice_ctrl.request);
+	raise(SIGUSR1);
+	EXPECT_EQ(1, request_in_handler);
+	EXPECT_EQ(1, rseq_area()->slice_ctrl.request);
+	rseq_area()->slice_ctrl.request = 0;
+
+	knob_save(&k, "slice_ext_grant");
+	ASSERT_EQ(0, knob_set("slice_ext_grant", "0"));
+	ASSERT_EQ(0, noise_start(&noise, 1, 0));
+	end = now_ns() + 5000000000ull;
+	rseq_area()->slice_ctrl.request = 1;
+	while (now_ns() < end && !cleared)
+		cleared = !__atomic_load_n(&rseq_area()->slice_ctrl.request, __ATOMIC_RELAXED);
+	noise_stop(&noise);
+	knob_restore(&k);
+	EXPECT_TRUE(cleared) TH_LOG("a preemption from an interrupt left the request");
 }
 
 /* User space cleared the kernel's AVAILABLE bit: SIGSEGV, as in 7.0. */
@@ -305,10 +412,10 @@ TEST(mainline_debugfs_range)
 	EXPECT_EQ(0, write_file(DEBUGFS_MAINLINE_NSEC, old));
 }
 
-/* debugfs rseq/stats: 7.0's five counts, consistent with ours. */
+/* debugfs rseq/stats: 7.0's five slice lines, in its format, consistent with ours. */
 TEST(mainline_rseq_stats)
 {
-	static const char *const names[] = { "grants", "expired", "revoked", "yielded", "aborted" };
+	static const char *const names[] = { "sgrant:", "sexpir:", "srevok:", "syield:", "sabort:" };
 	char buf[512], key[32];
 	long long v[5], val;
 	int n = 0, off = 0, used;
@@ -357,7 +464,7 @@ static int user_granted_child(void)
 
 TEST(mainline_user_granted)
 {
-	char old_nsec[32];
+	char old_nsec[32], debug[8];
 	struct utsname u;
 	int ret;
 
@@ -371,13 +478,21 @@ TEST(mainline_user_granted)
 	ASSERT_EQ(0, knob_set("slice_ext_nsec", "1000000"));
 	if (strstr(u.release, "-debug"))
 		user_granted_ns = 20000000000ull;
+	/* rseq/debug: on by default only with CONFIG_DEBUG_RSEQ (the debug kernel). */
+	ASSERT_EQ(0, read_file(DEBUGFS_RSEQ_DEBUG, debug, sizeof(debug)));
+	EXPECT_EQ(!!strstr(u.release, "-debug"), atoi(debug));
 	ret = in_child(user_granted_child);
-	knob_set("slice_ext_nsec", old_nsec);
-	if (strstr(u.release, "-debug")) {
+	if (atoi(debug)) {
 		EXPECT_EQ(128 + SIGSEGV, ret);
 	} else {
 		EXPECT_EQ(0, ret);
+		/* Switched on at run time, the check is made. */
+		ASSERT_EQ(0, write_file(DEBUGFS_RSEQ_DEBUG, "1"));
+		EXPECT_EQ(128 + SIGSEGV, in_child(user_granted_child));
+		ASSERT_EQ(0, write_file(DEBUGFS_RSEQ_DEBUG, "0"));
 	}
+	EXPECT_EQ(-EINVAL, write_file(DEBUGFS_RSEQ_DEBUG, "2"));
+	knob_set("slice_ext_nsec", old_nsec);
 }
 
 /*
@@ -538,6 +653,72 @@ TEST_F_TIMEOUT(slow, thread_exit_inside_grant, 600)
  * A 32-bit system call (int $0x80) to the ABI's yield call inside a grant
  * counts as yielded, not as revoked.
  */
+/*
+ * A yield call that a seccomp filter refuses still ends the grant, at
+ * system call entry, as yielded: the task does not run on in it until the
+ * timer.
+ */
+static int install_yield_filter(void)
+{
+	struct sock_filter f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_rseq_slice_yield, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = { .len = sizeof(f) / sizeof(f[0]), .filter = f };
+
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
+		return -1;
+	return syscall(__NR_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog);
+}
+
+TEST_F_TIMEOUT(slow, mainline_filtered_yield_ends_grant, 600)
+{
+	uint64_t deadline = now_ns() + 60000000000ull;
+	long long yielded0, yielded;
+	int calls = 0, still_granted = 0, refused = 0;
+	struct knob_saved k;
+	struct noise noise;
+
+	if (cmdline_has("rseq_slice_ext=0"))
+		SKIP(return, "disabled at boot");
+	knob_save(&k, "slice_ext_nsec");
+	ASSERT_EQ(0, knob_set("slice_ext_abi", "mainline"));
+	ASSERT_EQ(0, knob_set("slice_ext_grant", "1"));
+	/* Long grants: one left running would still show after the call. */
+	ASSERT_EQ(0, knob_set("slice_ext_nsec", "1000000"));
+	ASSERT_EQ(0, pin_to_cpu(0));
+	ASSERT_EQ(0, abi_thread_setup(ABI_MAINLINE));
+	ASSERT_EQ(0, install_yield_filter());
+	yielded0 = task_sched_get("slice_ext.nr_yielded");
+	ASSERT_EQ(0, noise_start(&noise, 2, 0));
+	while (calls < 10 && now_ns() < deadline) {
+		uint64_t stop = now_ns() + 300000;
+		bool granted = false;
+
+		abi_enter(ABI_MAINLINE);
+		while (!granted && now_ns() < stop)
+			granted = abi_shows_grant(ABI_MAINLINE);
+		if (granted) {
+			errno = 0;
+			refused += syscall(__NR_rseq_slice_yield) == -1 && errno == EPERM;
+			still_granted += abi_shows_grant(ABI_MAINLINE);
+			calls++;
+		}
+		abi_exit(ABI_MAINLINE);
+	}
+	noise_stop(&noise);
+	yielded = task_sched_get("slice_ext.nr_yielded") - yielded0;
+	knob_restore(&k);
+	TH_LOG("%d filtered yield calls in grants: %d refused, %d left a grant, %lld counted yielded",
+	       calls, refused, still_granted, yielded);
+	ASSERT_GT(calls, 0);
+	EXPECT_EQ(calls, refused);
+	EXPECT_EQ(0, still_granted);
+	EXPECT_EQ(calls, yielded);
+}
+
 static long int80(long nr)
 {
 	long ret;
@@ -903,6 +1084,60 @@ TEST_F_TIMEOUT(slow, task_getshared_page_limit, 600)
 	ASSERT_TRUE(WIFEXITED(status));
 	EXPECT_EQ(0, WEXITSTATUS(status));
 	EXPECT_EQ(base, shared_pages());
+}
+
+/*
+ * A thread whose slot's page was unmapped gets a fresh slot in a mapped
+ * page when it asks again, and the scheduler stops reading the old one: a
+ * request left in it is not granted.
+ */
+TEST_F_TIMEOUT(slow, task_getshared_unmapped_page_gives_fresh_slot, 600)
+{
+	uint64_t deadline = now_ns() + 60000000000ull;
+	struct task_sharedinfo *a, *b;
+	struct knob_saved k;
+	long long granted0;
+	struct noise noise;
+
+	knob_save(&k, "slice_ext_abi");
+	ASSERT_EQ(0, knob_set("slice_ext_abi", "task-shared"));
+	ASSERT_EQ(0, knob_set("slice_ext_grant", "1"));
+	ASSERT_EQ(0, pin_to_cpu(0));
+	a = getshared();
+	ASSERT_NE(NULL, a);
+	a->sched_delay = TASK_PREEMPT_DELAY_REQ;
+	ASSERT_EQ(0, munmap((void *)((unsigned long)a & ~4095UL), 4096));
+	EXPECT_EQ(0, maps_count("[task_shared]"));
+
+	/* The orphaned request: never granted. */
+	granted0 = task_sched_get("slice_ext.nr_granted");
+	ASSERT_EQ(0, noise_start(&noise, 2, 0));
+	spin_ns(200000000ull);
+	noise_stop(&noise);
+	EXPECT_EQ(granted0, task_sched_get("slice_ext.nr_granted"));
+
+	b = getshared();
+	ASSERT_NE(NULL, b);
+	EXPECT_EQ(1, maps_count("[task_shared]"));
+	EXPECT_EQ(0, b->sched_delay);
+	EXPECT_EQ(b, getshared());
+	/* Grants work through it. */
+	tls_shared = b;
+	ASSERT_EQ(0, noise_start(&noise, 2, 0));
+	EXPECT_TRUE(wait_for_grant(ABI_TASK_SHARED, deadline));
+	abi_exit(ABI_TASK_SHARED);
+	sched_yield();
+	noise_stop(&noise);
+
+	/* The same after a MAP_FIXED mapping over the page. */
+	ASSERT_NE(MAP_FAILED, mmap((void *)((unsigned long)b & ~4095UL), 4096, PROT_READ | PROT_WRITE,
+				   MAP_FIXED | MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+	a = getshared();
+	ASSERT_NE(NULL, a);
+	EXPECT_NE((unsigned long)b & ~4095UL, (unsigned long)a & ~4095UL);
+	EXPECT_EQ(1, maps_count("[task_shared]"));
+	a->sched_delay = 0;
+	knob_restore(&k);
 }
 
 TEST(task_getshared_fork_child_has_none)

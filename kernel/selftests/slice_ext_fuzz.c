@@ -108,6 +108,17 @@ static void op_knob(uint64_t *s)
 	}
 }
 
+/*
+ * Set the thread up for @abi. task-shared asks for its slot every time:
+ * another thread may have unmapped its page since.
+ */
+static int abi_setup(enum abi abi)
+{
+	if (abi == ABI_TASK_SHARED)
+		tls_shared = NULL;
+	return abi_thread_setup(abi);
+}
+
 /* The thread's view of the ABIs: whatever is live now, set up lazily. */
 static enum abi live_abi(void)
 {
@@ -126,7 +137,7 @@ static void op_section(uint64_t *s)
 {
 	enum abi abi = live_abi();
 
-	if (abi_thread_setup(abi))
+	if (abi_setup(abi))
 		return;
 	abi_enter(abi);
 	spin_ns(rnd_below(s, 100000));
@@ -150,6 +161,23 @@ static void op_word(uint64_t *s)
 		*w = 0;
 		break;
 	}
+}
+
+/* Is @addr inside a [task_shared] mapping of this process? */
+static bool in_task_shared_mapping(void *addr)
+{
+	unsigned long lo, hi, a = (unsigned long)addr;
+	char line[512];
+	bool found = false;
+	FILE *f = fopen("/proc/self/maps", "r");
+
+	if (!f)
+		return true;	/* cannot tell (no memory): do not fail the run */
+	while (!found && fgets(line, sizeof(line), f))
+		found = sscanf(line, "%lx-%lx", &lo, &hi) == 2 && a >= lo && a < hi &&
+			strstr(line, "[task_shared]");
+	fclose(f);
+	return found;
 }
 
 static void *shared_slot(void)
@@ -185,43 +213,63 @@ static void op_getshared(uint64_t *s)
 }
 
 /*
- * Take the page away from under @page with a private anonymous page of
- * its own. task_getshared() keeps returning a slot's address after user
- * space unmapped its page, and threads keep their slot pointers: were the
- * address left free, the next mmap() (a new thread's stack) could land
- * there and a stale store would corrupt the fuzzer rather than test the
- * kernel. For the kernel, a MAP_FIXED mapping over the page is an unmap.
+ * Unmap, mremap or mprotect the page of the thread's slot. After an unmap
+ * (munmap(), or a MAP_FIXED mapping over it) the kernel gives the thread
+ * a fresh slot in a mapped page when it asks again: check that it does.
+ * Other threads of the process with a slot in the page find out when they
+ * next ask (abi_setup() asks every time); one that stores into the old
+ * address in between takes a SIGSEGV, counted as fallout.
  */
-static void shared_page_replace(void *page)
-{
-	mmap(page, 4096, PROT_READ | PROT_WRITE, MAP_FIXED | MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-}
-
-/* Unmap (as above), mremap or mprotect the page of the thread's slot. */
 static void op_shared_map(uint64_t *s)
 {
+	volatile struct task_sharedinfo *fresh;
 	void *slot = shared_slot();
 	void *page;
 
 	if (!slot)
 		return;
 	page = (void *)((uintptr_t)slot & ~(uintptr_t)4095);
-	switch (rnd_below(s, 4)) {
+	switch (rnd_below(s, 5)) {
 	case 0:
-		shared_page_replace(page);
+		munmap(page, 4096);
 		break;
-	case 1:	/* refused by the kernel; were it moved, fill the hole */
+	case 1:
+		mmap(page, 4096, PROT_READ | PROT_WRITE,
+		     MAP_FIXED | MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		break;
+	case 2:	/* refused by the kernel; were it moved, fill the hole */
 		if (mremap(page, 4096, 8192, MREMAP_MAYMOVE) != MAP_FAILED)
-			shared_page_replace(page);
-		break;
-	case 2:
+			mmap(page, 4096, PROT_READ | PROT_WRITE,
+			     MAP_FIXED | MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		return;
+	case 3:
 		mprotect(page, 4096, PROT_READ);
-		break;
+		return;
 	default:
 		mprotect(page, 4096, PROT_NONE);
 		mprotect(page, 4096, PROT_READ | PROT_WRITE);
-		break;
+		return;
 	}
+	tls_shared = NULL;
+	/*
+	 * Another thread may unmap the fresh page (32 threads share a page)
+	 * between the call and the check, and with every thread unmapping
+	 * pages a few misses in a row happen (one 20 s run saw three). A
+	 * stale address stays unmapped: only 20 misses in a row fail.
+	 */
+	for (int tries = 0; ; tries++) {
+		fresh = shared_slot();
+		if (!fresh)
+			return;	/* ENOMEM or ENOSPC: the page limit */
+		if (in_task_shared_mapping((void *)fresh))
+			break;
+		if (tries == 19) {
+			fprintf(stderr, "# fuzz process %d: task_getshared() returned %p, not in a [task_shared] mapping\n",
+				getpid(), (void *)fresh);
+			_exit(1);
+		}
+	}
+	fresh->sched_delay = 0;
 }
 
 /* A random value in the thread's sched_delay, writable or not. */
@@ -292,7 +340,7 @@ static void op_fork(uint64_t *s)
 	enum abi abi = live_abi();
 	pid_t pid;
 
-	if (!abi_thread_setup(abi))
+	if (!abi_setup(abi))
 		abi_enter(abi);
 	spin_ns(rnd_below(s, 50000));
 	pid = fork();
@@ -318,7 +366,7 @@ static void op_exec(uint64_t *s)
 		char seed[32];
 
 		alarm(10);
-		if (!abi_thread_setup(abi))
+		if (!abi_setup(abi))
 			abi_enter(abi);
 		spin_ns(rnd_below(s, 50000));
 		snprintf(seed, sizeof(seed), "%" PRIu64, rnd(s));
@@ -335,7 +383,7 @@ static void *short_thread(void *arg)
 
 	little_life(&s);
 	/* Exit from inside a critical section, likely inside a grant. */
-	if (!abi_thread_setup(abi))
+	if (!abi_setup(abi))
 		abi_enter(abi);
 	spin_ns(rnd_below(&s, 50000));
 	if (rnd_below(&s, 2))
