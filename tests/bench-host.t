@@ -131,11 +131,14 @@ for b in locktable extend-sched lock-cost; do
 	ok "$b --help lists the defaults" bash -c "'$bin/$b' --help | grep -q 'default'"
 done
 # unused-cost: on lib/bench like the others.
-out=$(timeout 120 "$bin/unused-cost" -r 3 --syscalls 1000 --switches 100 --json "$tmp/uc.json" 2>&1)
+out=$(timeout 120 "$bin/unused-cost" -r 3 --syscalls 1000 --switches 100 --yields 1000 --preempt-ms 10 --json "$tmp/uc.json" 2>&1)
 is "unused-cost exits 0" "$?" 0
-ok "unused-cost's JSON: the shared header and both loops" \
-	jq_true '.header.tool == "unused-cost" and .header.abi == "none" and (.header.argv | length) == 9 and
-		.config.rounds == 3 and .results.syscall.median_ns > 0 and .results.switch.median_ns > 0' "$tmp/uc.json"
+ok "unused-cost's JSON: the shared header and the four loops" \
+	jq_true '.header.tool == "unused-cost" and .header.abi == "none" and (.header.argv | length) == 13 and
+		.config.rounds == 3 and .config.opt_in == "none" and .results.syscall.median_ns > 0 and
+		.results.yield.median_ns > 0 and .results.switch.median_ns > 0 and (.results | has("preempt"))' "$tmp/uc.json"
+expect_fail "unused-cost --opt-in with an unknown ABI" 2 "^unused-cost: --opt-in: unknown ABI 'bogus'" \
+	"$bin/unused-cost" --opt-in bogus
 expect_fail "unused-cost --json into a missing folder, before the run" 1 'cannot write /nonexistent' \
 	"$bin/unused-cost" --syscalls 100000000 --json /nonexistent/uc.json
 expect_fail "unused-cost --rounds 2" 2 '^unused-cost: --rounds: 2 is out of range' "$bin/unused-cost" --rounds 2

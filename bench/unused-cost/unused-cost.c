@@ -1,21 +1,31 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * unused-cost: what the time-slice-extension series costs tasks that never
- * ask for an extension. Two loops, each timed in rounds, the median round
+ * ask for an extension. Four loops, each timed in rounds, the median round
  * reported:
  *
- *   syscall   getppid() in a tight loop: the syscall entry and exit paths
- *             (a SYSCALL_WORK bit test on entry).
+ *   syscall   getppid() in a tight loop: the syscall entry and exit paths.
+ *   yield     sched_yield() in a tight loop, alone on its CPU.
  *   switch    two threads pinned to one CPU ping-pong through pipes: every
- *             round trip is two context switches (a flag test in
- *             __schedule()) and two returns to user space.
+ *             round trip is two voluntary context switches and two returns
+ *             to user space.
+ *   preempt   two threads spinning in user space on one CPU, preempted by
+ *             the tick: the time lost per involuntary switch, i.e. the
+ *             round's time less the user work done (at the rate one
+ *             spinner alone achieves in the same boot, ticks included),
+ *             divided by the involuntary switches (getrusage()).
  *
- * Run it on the stock kernel and on the patched one with grants off and
- * compare. Prints one "name median_ns_per_op min max" line per loop, and
- * --json FILE writes the same after the shared header (lib/bench).
+ * On the precise testbed (icount, shift 0) guest time counts guest
+ * instructions, one per ns: the figures are then instructions per
+ * operation. Run it on the stock kernel and on the patched one with grants
+ * off, and with --opt-in ABI (the threads opt in through lib/ and never
+ * ask), and compare. Prints one "name median_ns_per_op min max" line per
+ * loop, and --json FILE writes the same after the shared header
+ * (lib/bench).
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <math.h>
 #include <getopt.h>
 #include <pthread.h>
 #include <sched.h>
@@ -23,10 +33,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include "bench.h"
+#include "slice.h"
 
 #define PROG "unused-cost"
 
@@ -38,8 +50,16 @@ static long opt_syscalls = 200000;
 static long opt_switches = 20000;
 /* CPU the switch threads are pinned to. */
 static int opt_cpu;
+/* sched_yield() calls per yield round. */
+static long opt_yields = 100000;
+/* Length of a preempt round, in ms. */
+static long opt_preempt_ms = 200;
+/* Opt the measuring threads in to this ABI (through lib/), never asking. */
+static const char *opt_opt_in = "none";
 /* Write the results as JSON here. */
 static const char *opt_json;
+
+static enum slice_abi opt_in_abi = SLICE_ABI_NONE;
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -57,6 +77,15 @@ static double syscall_round(void)
 	return (double)(bench_now_ns() - t0) / opt_syscalls;
 }
 
+static double yield_round(void)
+{
+	uint64_t t0 = bench_now_ns();
+
+	for (long i = 0; i < opt_yields; i++)
+		sched_yield();
+	return (double)(bench_now_ns() - t0) / opt_yields;
+}
+
 static int ping[2], pong[2];
 
 static void pin(int cpu)
@@ -71,11 +100,21 @@ static void pin(int cpu)
 	}
 }
 
+/* A measuring thread's set-up: pinned, and opted in if asked to. */
+static void thread_setup(void)
+{
+	pin(opt_cpu);
+	if (opt_in_abi != SLICE_ABI_NONE && slice_thread_init()) {
+		perror(PROG ": opting in");
+		exit(1);
+	}
+}
+
 static void *ponger(void *arg)
 {
 	char c;
 
-	pin(opt_cpu);
+	thread_setup();
 	while (read(ping[0], &c, 1) == 1 && c)
 		if (write(pong[1], &c, 1) != 1)
 			break;
@@ -95,6 +134,74 @@ static double switch_round(void)
 	}
 	/* Two switches per round trip. */
 	return (double)(bench_now_ns() - t0) / (2.0 * opt_switches);
+}
+
+/* preempt: spinners count iterations until the round's end. */
+static volatile uint64_t spin_end;
+
+struct spinner {
+	uint64_t iters;
+	long nivcsw;
+};
+
+static void spin_until_end(struct spinner *sp)
+{
+	struct rusage ru;
+	uint64_t n = 0;
+
+	while (bench_now_ns() < spin_end)
+		n++;
+	sp->iters = n;
+	getrusage(RUSAGE_THREAD, &ru);
+	sp->nivcsw = ru.ru_nivcsw;
+}
+
+static void *spinner_main(void *arg)
+{
+	thread_setup();
+	spin_until_end(arg);
+	return NULL;
+}
+
+/* Iterations per ns of one spinner alone on the CPU: the user work rate. */
+static double spin_rate;
+
+static double spin_alone_round(void)
+{
+	struct spinner a = { 0 };
+	uint64_t t0 = bench_now_ns();
+
+	spin_end = t0 + opt_preempt_ms * 1000000ull;
+	spin_until_end(&a);
+	return (double)a.iters / (double)(bench_now_ns() - t0);
+}
+
+static double preempt_round(void)
+{
+	struct spinner a = { 0 }, b = { 0 };
+	struct rusage ru;
+	long base;
+	uint64_t t0, t1;
+	pthread_t t;
+
+	getrusage(RUSAGE_THREAD, &ru);
+	base = ru.ru_nivcsw;
+	t0 = bench_now_ns();
+	spin_end = t0 + opt_preempt_ms * 1000000ull;
+	if (pthread_create(&t, NULL, spinner_main, &b)) {
+		perror("pthread_create");
+		exit(1);
+	}
+	spin_until_end(&a);
+	t1 = bench_now_ns();
+	pthread_join(t, NULL);
+	a.nivcsw -= base;
+	/* No preemption (the threads were not on one CPU): nothing to report. */
+	if (a.nivcsw + b.nivcsw == 0)
+		return NAN;
+	/* The time not spent on user work, per involuntary switch. */
+	return ((double)(t1 - t0) - (double)(a.iters + b.iters) / spin_rate) /
+	       (double)(a.nivcsw + b.nivcsw);
 }
 
 struct result {
@@ -129,10 +236,15 @@ static void usage(FILE *f)
 		"  -r, --rounds N     timed rounds per loop (default: %d)\n"
 		"      --syscalls N   getppid() calls per round (default: %ld)\n"
 		"      --switches N   ping-pong round trips per round (default: %ld)\n"
-		"      --cpu N        CPU for the ping-pong threads (default: %d)\n"
+		"      --yields N     sched_yield() calls per round (default: %ld)\n"
+		"      --preempt-ms N length of a preempt round in ms (default: %ld)\n"
+		"      --cpu N        CPU every measuring thread is pinned to (default: %d)\n"
+		"      --opt-in ABI   opt the threads in to ABI through lib/, never asking:\n"
+		"                     none, auto, rseq-cr, task-shared, mainline (default: %s)\n"
 		"  -j, --json FILE    also write the results as JSON\n"
 		"  -h, --help         this text\n",
-		opt_rounds, opt_syscalls, opt_switches, opt_cpu);
+		opt_rounds, opt_syscalls, opt_switches, opt_yields, opt_preempt_ms, opt_cpu,
+		opt_opt_in);
 }
 
 int main(int argc, char **argv)
@@ -142,11 +254,15 @@ int main(int argc, char **argv)
 		{ "syscalls", required_argument, NULL, 's' },
 		{ "switches", required_argument, NULL, 'w' },
 		{ "cpu", required_argument, NULL, 'c' },
+		{ "yields", required_argument, NULL, 'y' },
+		{ "preempt-ms", required_argument, NULL, 'p' },
+		{ "opt-in", required_argument, NULL, 'o' },
 		{ "json", required_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct result res[2];
+	struct result res[4];
+	char err[256];
 	struct bench_json json = { 0 };
 	struct bench_env env;
 	pthread_t t;
@@ -159,6 +275,15 @@ int main(int argc, char **argv)
 		case 's': opt_syscalls = bench_parse_long(PROG, "syscalls", optarg, 1000, 100000000); break;
 		case 'w': opt_switches = bench_parse_long(PROG, "switches", optarg, 100, 100000000); break;
 		case 'c': opt_cpu = bench_parse_long(PROG, "cpu", optarg, 0, CPU_SETSIZE - 1); break;
+		case 'y': opt_yields = bench_parse_long(PROG, "yields", optarg, 100, 100000000); break;
+		case 'p': opt_preempt_ms = bench_parse_long(PROG, "preempt-ms", optarg, 10, 100000); break;
+		case 'o':
+			if (slice_abi_parse(optarg, &opt_in_abi)) {
+				fprintf(stderr, PROG ": --opt-in: unknown ABI '%s'\n", optarg);
+				return 2;
+			}
+			opt_opt_in = optarg;
+			break;
 		case 'j': opt_json = optarg; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
@@ -172,37 +297,52 @@ int main(int argc, char **argv)
 	if (opt_json && bench_json_open(&json, opt_json, PROG))
 		return 1;
 	bench_env_read(&env);
+	if (opt_in_abi != SLICE_ABI_NONE) {
+		if (slice_init(opt_in_abi, err, sizeof(err))) {
+			fprintf(stderr, PROG ": --opt-in %s: %s\n", opt_opt_in, err);
+			return 1;
+		}
+		opt_in_abi = slice_current_abi();
+	}
+	thread_setup();
 
 	res[0] = measure("syscall", syscall_round);
+	res[1] = measure("yield", yield_round);
 
 	if (pipe(ping) || pipe(pong)) {
 		perror("pipe");
 		return 1;
 	}
-	pin(opt_cpu);
 	if (pthread_create(&t, NULL, ponger, NULL)) {
 		perror("pthread_create");
 		return 1;
 	}
-	res[1] = measure("switch", switch_round);
+	res[2] = measure("switch", switch_round);
 	if (write(ping[1], &stop, 1) != 1)
 		perror("write");
 	pthread_join(t, NULL);
 
-	bench_print_env(stdout, "none", &env);
+	spin_rate = measure("spin", spin_alone_round).median;
+	res[3] = measure("preempt", preempt_round);
+
+	bench_print_env(stdout, slice_abi_name(opt_in_abi), &env);
 	printf("# %d rounds, median ns per op\n", opt_rounds);
-	for (int i = 0; i < 2; i++)
+	printf("# threads opted in to: %s\n", slice_abi_name(opt_in_abi));
+	for (int i = 0; i < 4; i++)
 		printf("%-8s %10.1f  min %10.1f  max %10.1f\n", res[i].name, res[i].median,
 		       res[i].min, res[i].max);
 	if (opt_json) {
-		bench_json_header(&json, PROG, argc, argv, "none", &env);
+		bench_json_header(&json, PROG, argc, argv, slice_abi_name(opt_in_abi), &env);
 		bench_json_obj(&json, "config");
 		bench_json_u64(&json, "rounds", opt_rounds);
 		bench_json_u64(&json, "syscalls", opt_syscalls);
 		bench_json_u64(&json, "switches", opt_switches);
+		bench_json_u64(&json, "yields", opt_yields);
+		bench_json_u64(&json, "preempt_ms", opt_preempt_ms);
+		bench_json_str(&json, "opt_in", slice_abi_name(opt_in_abi));
 		bench_json_obj_end(&json);
 		bench_json_obj(&json, "results");
-		for (int i = 0; i < 2; i++) {
+		for (int i = 0; i < 4; i++) {
 			bench_json_obj(&json, res[i].name);
 			bench_json_dbl(&json, "median_ns", res[i].median);
 			bench_json_dbl(&json, "min_ns", res[i].min);
