@@ -136,11 +136,15 @@ is "unused-cost exits 0" "$?" 0
 ok "unused-cost's JSON: the shared header and the four loops" \
 	jq_true '.header.tool == "unused-cost" and .header.abi == "none" and (.header.argv | length) == 13 and
 		.config.rounds == 3 and .config.opt_in == "none" and .results.syscall.median_ns > 0 and
-		.results.yield.median_ns > 0 and .results.switch.median_ns > 0 and (.results | has("preempt"))' "$tmp/uc.json"
+		.results.sched_yield.median_ns > 0 and .results.switch.median_ns > 0 and (.results | has("preempt"))' "$tmp/uc.json"
+ok "... and the clocksource it timed with, at the start and at the end" \
+	jq_true '(.clocksource.start | length) > 0 and (.clocksource.end | length) > 0 and
+		.clocksource.settled_after_s >= 0 and .config.settle_s == 30' "$tmp/uc.json"
 expect_fail "unused-cost --opt-in with an unknown ABI" 2 "^unused-cost: --opt-in: unknown ABI 'bogus'" \
 	"$bin/unused-cost" --opt-in bogus
 expect_fail "unused-cost --json into a missing folder, before the run" 1 'cannot write /nonexistent' \
 	"$bin/unused-cost" --syscalls 100000000 --json /nonexistent/uc.json
+expect_fail "unused-cost --settle-s -1" 2 '^unused-cost: --settle-s: -1 is out of range' "$bin/unused-cost" --settle-s -1
 expect_fail "unused-cost --rounds 2" 2 '^unused-cost: --rounds: 2 is out of range' "$bin/unused-cost" --rounds 2
 
 # sleep-overshoot: the same, and a histogram of every sleep's overrun.

@@ -60,8 +60,8 @@ is "swingbench-lite: the mutex column" "$(rows "$p" | awk -F'\t' '$1 ~ /^sbl-pth
 is "extend-sched -w: extend_waiting 1" "$(rows "$p" | awk -F'\t' '$1 == "es-w-rseq-cr-r1" { print $19 }')" "1"
 is "the grant traces: one run per length, at the main point" \
 	"$(rows "$p" | awk -F'\t' '$4 == "grant-trace" && $5 == "parallel" { print $10 }' | sort -n | tr '\n' ' ')" "5000 10000 30000 50000 "
-is "unused-cost: fresh boots, stock and patched alternating, in the plan" \
-	"$(rows "$p" | awk -F'\t' '$7 == "fresh" { print $6 }' | head -4 | tr '\n' ' ')" "stock patched stock patched "
+is "unused-cost: fresh boots, stock and patched alternating, which boots first rotating" \
+	"$(rows "$p" | awk -F'\t' '$7 == "fresh" { print $6 }' | head -4 | tr '\n' ' ')" "stock patched patched stock "
 
 q=$("$ra" --dry-run --seed 1 --name plan-test-$$ --ext-us 20 --abis mainline,rseq-cr --benchmarks locktable)
 is "--ext-us 20: lock-table rows at 20 us on the precise testbed, a grant trace on both" \

@@ -4,16 +4,16 @@
  * ask for an extension. Four loops, each timed in rounds, the median round
  * reported:
  *
- *   syscall   getppid() in a tight loop: the syscall entry and exit paths.
- *   yield     sched_yield() in a tight loop, alone on its CPU.
- *   switch    two threads pinned to one CPU ping-pong through pipes: every
- *             round trip is two voluntary context switches and two returns
- *             to user space.
- *   preempt   two threads spinning in user space on one CPU, preempted by
- *             the tick: the time lost per involuntary switch, i.e. the
- *             round's time less the user work done (at the rate one
- *             spinner alone achieves in the same boot, ticks included),
- *             divided by the involuntary switches (getrusage()).
+ *   syscall      getppid() in a tight loop: the syscall entry and exit paths.
+ *   sched_yield  sched_yield() in a tight loop, alone on its CPU.
+ *   switch       two threads pinned to one CPU ping-pong through pipes: every
+ *                round trip is two voluntary context switches and two returns
+ *                to user space.
+ *   preempt      two threads spinning in user space on one CPU, preempted by
+ *                the tick: the time lost per involuntary switch, i.e. the
+ *                round's time less the user work done (at the rate one
+ *                spinner alone achieves in the same boot, ticks included),
+ *                divided by the involuntary switches (getrusage()).
  *
  * On the precise testbed (icount, shift 0) guest time counts guest
  * instructions, one per ns: the figures are then instructions per
@@ -22,6 +22,13 @@
  * ask), and compare. Prints one "name median_ns_per_op min max" line per
  * loop, and --json FILE writes the same after the shared header
  * (lib/bench).
+ *
+ * Timing starts once the guest's clocksource has settled: a fresh boot
+ * reads time from a stand-in (tsc-early, refined-jiffies) for its first
+ * seconds, until the kernel switches to its final clocksource, and a
+ * round that straddles the switch measures with two clocks. The
+ * clocksource at the start and at the end of the measurement is in the
+ * output; a change during it is reported.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -56,10 +63,56 @@ static long opt_yields = 100000;
 static long opt_preempt_ms = 200;
 /* Opt the measuring threads in to this ABI (through lib/), never asking. */
 static const char *opt_opt_in = "none";
+/* Wait at most this long (s) for the final clocksource before timing. */
+static long opt_settle_s = 30;
 /* Write the results as JSON here. */
 static const char *opt_json;
 
+#define CLOCKSOURCE_FILE "/sys/devices/system/clocksource/clocksource0/current_clocksource"
+
 static enum slice_abi opt_in_abi = SLICE_ABI_NONE;
+
+/* The kernel's current clocksource, or "unknown" if it cannot be read. */
+static void read_clocksource(char *buf, size_t len)
+{
+	FILE *f = fopen(CLOCKSOURCE_FILE, "r");
+
+	snprintf(buf, len, "unknown");
+	if (!f)
+		return;
+	if (fgets(buf, len, f))
+		buf[strcspn(buf, "\n")] = '\0';
+	else
+		snprintf(buf, len, "unknown");
+	fclose(f);
+}
+
+/* The stand-ins a booting x86 kernel replaces within seconds. */
+static int clocksource_interim(const char *cs)
+{
+	return !strcmp(cs, "jiffies") || !strcmp(cs, "refined-jiffies") ||
+	       !strcmp(cs, "tsc-early");
+}
+
+/*
+ * Wait until the clocksource is no longer a boot-time stand-in, at most
+ * --settle-s seconds. Returns the seconds waited.
+ */
+static double settle_clocksource(char *cs, size_t len)
+{
+	uint64_t t0 = bench_now_ns();
+	uint64_t deadline = t0 + (uint64_t)opt_settle_s * 1000000000ull;
+
+	read_clocksource(cs, len);
+	while (clocksource_interim(cs) && bench_now_ns() < deadline) {
+		usleep(100000);
+		read_clocksource(cs, len);
+	}
+	if (clocksource_interim(cs))
+		fprintf(stderr, PROG ": warning: the clocksource is still %s after %ld s\n",
+			cs, opt_settle_s);
+	return (double)(bench_now_ns() - t0) / 1e9;
+}
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -241,10 +294,12 @@ static void usage(FILE *f)
 		"      --cpu N        CPU every measuring thread is pinned to (default: %d)\n"
 		"      --opt-in ABI   opt the threads in to ABI through lib/, never asking:\n"
 		"                     none, auto, rseq-cr, task-shared, mainline (default: %s)\n"
+		"      --settle-s N   before timing, wait at most N s for the clocksource to\n"
+		"                     leave its boot-time stand-in, 0 to not wait (default: %ld)\n"
 		"  -j, --json FILE    also write the results as JSON\n"
 		"  -h, --help         this text\n",
 		opt_rounds, opt_syscalls, opt_switches, opt_yields, opt_preempt_ms, opt_cpu,
-		opt_opt_in);
+		opt_opt_in, opt_settle_s);
 }
 
 int main(int argc, char **argv)
@@ -257,11 +312,14 @@ int main(int argc, char **argv)
 		{ "yields", required_argument, NULL, 'y' },
 		{ "preempt-ms", required_argument, NULL, 'p' },
 		{ "opt-in", required_argument, NULL, 'o' },
+		{ "settle-s", required_argument, NULL, 'S' },
 		{ "json", required_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct result res[4];
+	char cs_start[64], cs_end[64];
+	double settled_s;
 	char err[256];
 	struct bench_json json = { 0 };
 	struct bench_env env;
@@ -284,6 +342,7 @@ int main(int argc, char **argv)
 			}
 			opt_opt_in = optarg;
 			break;
+		case 'S': opt_settle_s = bench_parse_long(PROG, "settle-s", optarg, 0, 3600); break;
 		case 'j': opt_json = optarg; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
@@ -306,8 +365,9 @@ int main(int argc, char **argv)
 	}
 	thread_setup();
 
+	settled_s = settle_clocksource(cs_start, sizeof(cs_start));
 	res[0] = measure("syscall", syscall_round);
-	res[1] = measure("yield", yield_round);
+	res[1] = measure("sched_yield", yield_round);
 
 	if (pipe(ping) || pipe(pong)) {
 		perror("pipe");
@@ -324,12 +384,18 @@ int main(int argc, char **argv)
 
 	spin_rate = measure("spin", spin_alone_round).median;
 	res[3] = measure("preempt", preempt_round);
+	read_clocksource(cs_end, sizeof(cs_end));
+	if (strcmp(cs_start, cs_end))
+		fprintf(stderr, PROG ": warning: the clocksource changed from %s to %s during the run\n",
+			cs_start, cs_end);
 
 	bench_print_env(stdout, slice_abi_name(opt_in_abi), &env);
 	printf("# %d rounds, median ns per op\n", opt_rounds);
 	printf("# threads opted in to: %s\n", slice_abi_name(opt_in_abi));
+	printf("# clocksource: %s at the start (after %.1f s), %s at the end\n", cs_start,
+	       settled_s, cs_end);
 	for (int i = 0; i < 4; i++)
-		printf("%-8s %10.1f  min %10.1f  max %10.1f\n", res[i].name, res[i].median,
+		printf("%-12s %10.1f  min %10.1f  max %10.1f\n", res[i].name, res[i].median,
 		       res[i].min, res[i].max);
 	if (opt_json) {
 		bench_json_header(&json, PROG, argc, argv, slice_abi_name(opt_in_abi), &env);
@@ -340,6 +406,12 @@ int main(int argc, char **argv)
 		bench_json_u64(&json, "yields", opt_yields);
 		bench_json_u64(&json, "preempt_ms", opt_preempt_ms);
 		bench_json_str(&json, "opt_in", slice_abi_name(opt_in_abi));
+		bench_json_u64(&json, "settle_s", opt_settle_s);
+		bench_json_obj_end(&json);
+		bench_json_obj(&json, "clocksource");
+		bench_json_str(&json, "start", cs_start);
+		bench_json_str(&json, "end", cs_end);
+		bench_json_dbl(&json, "settled_after_s", settled_s);
 		bench_json_obj_end(&json);
 		bench_json_obj(&json, "results");
 		for (int i = 0; i < 4; i++) {
