@@ -650,10 +650,6 @@ TEST_F_TIMEOUT(slow, thread_exit_inside_grant, 600)
 }
 
 /*
- * A 32-bit system call (int $0x80) to the ABI's yield call inside a grant
- * counts as yielded, not as revoked.
- */
-/*
  * A yield call that a seccomp filter refuses still ends the grant, at
  * system call entry, as yielded: the task does not run on in it until the
  * timer.
@@ -719,24 +715,42 @@ TEST_F_TIMEOUT(slow, mainline_filtered_yield_ends_grant, 600)
 	EXPECT_EQ(calls, yielded);
 }
 
-static long int80(long nr)
+/*
+ * The ABI's yield call inside a grant, entered as a 32-bit system call
+ * (int $0x80, i386 numbers) or as an x32 one (syscall with
+ * __X32_SYSCALL_BIT, the 64-bit numbers), counts as yielded, not as
+ * revoked.
+ */
+enum entry { ENTRY_IA32, ENTRY_X32 };
+static const char *const entry_names[] = { "ia32 (int $0x80)", "x32" };
+static enum entry compat_entry;
+
+#define X32_SYSCALL_BIT 0x40000000L
+
+static long compat_syscall0(long nr)
 {
 	long ret;
 
-	__asm__ __volatile__("int $0x80" : "=a"(ret) : "a"(nr)
-			     : "memory", "r8", "r9", "r10", "r11");
+	if (compat_entry == ENTRY_IA32)
+		__asm__ __volatile__("int $0x80" : "=a"(ret) : "a"(nr)
+				     : "memory", "r8", "r9", "r10", "r11");
+	else
+		__asm__ __volatile__("syscall" : "=a"(ret) : "a"(nr | X32_SYSCALL_BIT)
+				     : "memory", "rcx", "r11");
 	return ret;
 }
 
 static int compat_yield(void)
 {
-	long nr = lifecycle_abi == ABI_MAINLINE ? 471 : 158;	/* i386 numbers */
+	long nr = lifecycle_abi == ABI_MAINLINE ? __NR_rseq_slice_yield : __NR_sched_yield;
 	char key[48];
 	long long y0, r0;
 	struct noise noise;
 	int ones = 0;
 	long ret;
 
+	if (compat_entry == ENTRY_IA32)
+		nr = lifecycle_abi == ABI_MAINLINE ? 471 : 158;	/* i386 numbers */
 	if (pin_to_cpu(0) || abi_thread_setup(lifecycle_abi) || noise_start(&noise, 2, 0))
 		return 2;
 	snprintf(key, sizeof(key), "%s.yielded", abi_names[lifecycle_abi]);
@@ -746,9 +760,9 @@ static int compat_yield(void)
 	for (int i = 0; i < 5; i++) {
 		if (!wait_for_grant(lifecycle_abi, now_ns() + 30000000000ull))
 			return 3;
-		ret = int80(nr);
+		ret = compat_syscall0(nr);
 		if (ret < 0)
-			return 4;	/* no IA32 emulation: -ENOSYS */
+			return 4;	/* no IA32 emulation or x32 ABI: -ENOSYS */
 		/* 0 when the grant ended (expired, preempted) before the call. */
 		ones += ret == 1;
 		abi_exit(lifecycle_abi);
@@ -767,14 +781,18 @@ TEST_F_TIMEOUT(slow, compat_yield_counts_as_yield, 600)
 	char old[32];
 
 	ASSERT_EQ(0, knob_set("slice_ext_grant", "1"));
-	for (int i = 0; i < 2; i++) {
-		lifecycle_abi = abis[i];
-		ASSERT_EQ(0, knob_set("slice_ext_abi", abi_names[abis[i]]));
-		/* A long grant, so that it is still there when the call comes. */
-		ASSERT_EQ(0, knob_get("slice_ext_nsec", old, sizeof(old)));
-		ASSERT_EQ(0, knob_set("slice_ext_nsec", "1000000"));
-		EXPECT_EQ(0, in_child(compat_yield)) TH_LOG("%s", abi_names[abis[i]]);
-		knob_set("slice_ext_nsec", old);
+	for (int e = ENTRY_IA32; e <= ENTRY_X32; e++) {
+		compat_entry = e;
+		for (int i = 0; i < 2; i++) {
+			lifecycle_abi = abis[i];
+			ASSERT_EQ(0, knob_set("slice_ext_abi", abi_names[abis[i]]));
+			/* A long grant, so that it is still there when the call comes. */
+			ASSERT_EQ(0, knob_get("slice_ext_nsec", old, sizeof(old)));
+			ASSERT_EQ(0, knob_set("slice_ext_nsec", "1000000"));
+			EXPECT_EQ(0, in_child(compat_yield))
+				TH_LOG("%s, %s", abi_names[abis[i]], entry_names[e]);
+			knob_set("slice_ext_nsec", old);
+		}
 	}
 	knob_set("slice_ext_abi", "mainline");
 }
