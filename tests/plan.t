@@ -60,6 +60,9 @@ is "swingbench-lite: the mutex column" "$(rows "$p" | awk -F'\t' '$1 ~ /^sbl-pth
 is "extend-sched -w: extend_waiting 1" "$(rows "$p" | awk -F'\t' '$1 == "es-w-rseq-cr-r1" { print $19 }')" "1"
 is "the grant traces: one run per length, at the main point" \
 	"$(rows "$p" | awk -F'\t' '$4 == "grant-trace" && $5 == "parallel" { print $10 }' | sort -n | tr '\n' ' ')" "5000 10000 30000 50000 "
+u=$("$ra" --dry-run --name plan-test-$$ --experiments "$top/experiments/unused-cost.toml" 2>&1)
+is "a file of fresh boots only (experiments/unused-cost.toml) plans: 9 precise fresh boots" \
+	"$?:$(rows "$u" | awk -F'\t' '$7 == "fresh" && $5 == "precise"' | wc -l)" "0:9"
 is "unused-cost: fresh boots, stock and patched alternating, which boots first rotating" \
 	"$(rows "$p" | awk -F'\t' '$7 == "fresh" { print $6 }' | head -4 | tr '\n' ' ')" "stock patched patched stock "
 
