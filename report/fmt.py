@@ -32,6 +32,15 @@ def pct(x, d=1):
     return f"{100 * x:+.{d}f}%"
 
 
+def res_pct(x):
+    """A resolution (a CI's half-width) in percent, without the %: whole
+    numbers from 1% on, one significant digit below (0.004, not 0)."""
+    v = 100 * x
+    if v >= 1 or v == 0:
+        return f"{v:.0f}"
+    return f"{v:.1g}"
+
+
 def ci_pct(ci, d=1):
     if ci is None:
         return "unbounded"

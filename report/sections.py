@@ -9,13 +9,17 @@ import os
 import analysis as an
 import results as rs
 from fmt import (TESTBED, share, arm_label, arm_sort, ci_pct, col_cell, col_head, dur_ns, ext_label, mean_sd, num,
-                 pct, pval, rows_tb, table)
+                 pct, pval, res_pct, rows_tb, table)
 from results import ReportError
 
 
 def claims(rep, specs):
     """The claims table: each published claim on each testbed, against our
     runs of its baseline and arm."""
+    if not specs:
+        # An experiment that tests no published claim (unused-cost.toml):
+        # no empty table.
+        return
     rows, ps = [], []
     rep._claim_tbs = []
     for cid, c in specs.items():
@@ -283,12 +287,12 @@ class Comparison:
         if self.halfw:
             hs = sorted(self.halfw)
             sent.append(f"At the observed spread, a change of {prim.label} against the baseline smaller than about "
-                        f"±{100 * hs[len(hs) // 2]:.0f}% cannot be told from none here (the half-width of the 95% CI "
-                        f"at zero effect; {100 * hs[0]:.0f}-{100 * hs[-1]:.0f}% over the {len(hs)} comparisons).")
+                        f"±{res_pct(hs[len(hs) // 2])}% cannot be told from none here (the half-width of the 95% CI "
+                        f"at zero effect; {res_pct(hs[0])}-{res_pct(hs[-1])}% over the {len(hs)} comparisons).")
         if self.between:
             bs_ = sorted(self.between)
             sent.append(f"Between two non-baseline arms of a point, differences under about "
-                        f"±{100 * bs_[len(bs_) // 2]:.0f}% cannot be resolved.")
+                        f"±{res_pct(bs_[len(bs_) // 2])}% cannot be resolved.")
         if cmps and any(cm["paired"]["n"] >= 2 for cm in cmps):
             above = sum(cm["paired"]["above"] for cm in cmps)
             below = sum(cm["paired"]["below"] for cm in cmps)
@@ -816,7 +820,7 @@ def unused_cost_history(rep, cid, spec):
     if pf and len(st) >= 2 and len(pf) >= 2:
         cm = an.compare(rep.values(st, m), rep.values(pf, m))
         parts.append(f"fresh boots, {len(st)} stock against {len(pf)} patched: context switch {pct(cm['change'])} "
-                     f"{ci_pct(cm['ci'])}, so costs under about ±{100 * cm['halfwidth']:.0f}% cannot be seen")
+                     f"{ci_pct(cm['ci'])}, so costs under about ±{res_pct(cm['halfwidth'])}% cannot be seen")
     if ps:
         cm = an.compare(rep.values(st, m), rep.values(ps, m))
         parts.append(f"the run in the sweep's own boot, after the sweep, against the stock boots: "

@@ -284,4 +284,15 @@ rm "$fx/noplan/plan.tsv"
 err=$("$gen" "$fx/noplan" 2>&1 >/dev/null)
 is "a folder without its plan fails" "$?" 1
 like "... naming it" "$err" 'noplan/plan.tsv: missing'
+
+# A folder of fresh precise boots only, testing no claim (the committed
+# unused-cost run): no empty claims table, the header says what ran, and a
+# resolution far below 1% is printed as such, not as "±0%".
+out=$("$gen" "$top/results/unused-cost-20261205" 2>&1)
+is "a folder of fresh precise boots only renders" "$?" 0
+unlike "... without a claims table when the experiment tests no claim" "$out" '## Claims against our measurements'
+like "... its header counts the fresh boots" "$out" 'on the precise testbed 9 fresh boots, 1 vCPU'
+like "... its trust section describes the precise testbed only" "$out" $'\n- Only the precise testbed ran'
+like "... and a resolution under 1% keeps a digit" "$out" 'smaller than about ±0\.006% cannot be told'
+like "... with the instruction counts per arm" "$out" '\| patched off \| 652\.6 ± 0\.0064 \| 3,997\.6 ± 1\.2 \|'
 done_testing
