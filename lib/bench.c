@@ -203,6 +203,14 @@ double bench_parse_double(const char *prog, const char *opt, const char *s, doub
 /* ---- environment ---------------------------------------------------------- */
 
 /* The first line of path into buf, without its newline; false if unreadable. */
+static bool read_line(const char *path, char *buf, size_t len);
+
+void bench_read_clocksource(char *buf, size_t len)
+{
+	if (!read_line(CLOCKSOURCE_FILE, buf, len) && len)
+		buf[0] = '\0';
+}
+
 static bool read_line(const char *path, char *buf, size_t len)
 {
 	FILE *f = fopen(path, "r");

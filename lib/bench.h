@@ -107,6 +107,8 @@ struct bench_env {
 };
 
 void bench_env_read(struct bench_env *env);
+/* The kernel's current clocksource into @buf; "" if it cannot be read. */
+void bench_read_clocksource(char *buf, size_t len);
 
 /* The kernel's system-wide counters (/sys/kernel/debug/slice_ext/stats). */
 enum bench_kstat {
