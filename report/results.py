@@ -280,6 +280,17 @@ class Run:
     def __getitem__(self, k):
         return self.row[k]
 
+    @property
+    def commit(self):
+        """(project commit, recorded from a dirty tree?) from the run's own
+        header; (None, None) for a run without one (a failed run, or a tool
+        that writes no header)."""
+        h = self.data.get("header") if isinstance(self.data, dict) else None
+        if not isinstance(h, dict) or "project_commit" not in h:
+            return None, None
+        c = str(h["project_commit"])
+        return c, bool(h.get("project_dirty")) or "-dirty" in c
+
     def _check_header(self):
         """The run's own header must agree with the plan row it is joined to."""
         h = self.data.get("header") if isinstance(self.data, dict) else None

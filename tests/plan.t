@@ -162,4 +162,18 @@ is "a missing experiment file fails" "$?" 2
 err=$("$ra" --dry-run --bogus 3 2>&1)
 is "an option no axis has fails" "$?" 2
 like "... saying so" "$err" "unknown option '--bogus'"
+
+# --reference: only from a clean, committed tree. A throwaway repository
+# holding what a dry run needs, as this working tree has it.
+ref=$tmp/ref
+mkdir -p "$ref"
+(cd "$top" && git ls-files -z run-all tools experiments report | xargs -0 tar -cf - '--exclude=*.md') | tar -xf - -C "$ref"
+git -C "$ref" init -q && git -C "$ref" add -A && git -C "$ref" -c user.name=t -c user.email=t@t commit -qm ref
+echo "# an edit" >>"$ref/experiments/default.toml"
+out=$("$ref/run-all" --reference --dry-run --name ref-test 2>&1)
+is "run-all --reference from a tree that differs from its commit: exit 2" "$?" 2
+like "... saying why and which files" "$out" 'a reference run comes from a clean, committed tree:.*experiments/default\.toml'
+git -C "$ref" checkout -q experiments/default.toml
+"$ref/run-all" --reference --dry-run --name ref-test >/dev/null 2>&1
+is "... from the clean tree it plans" "$?" 0
 done_testing

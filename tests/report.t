@@ -295,4 +295,14 @@ like "... its header counts the fresh boots" "$out" 'on the precise testbed 9 fr
 like "... its trust section describes the precise testbed only" "$out" $'\n- Only the precise testbed ran'
 like "... and a resolution under 1% keeps a digit" "$out" 'smaller than about ±0\.006% cannot be told'
 like "... with the instruction counts per arm" "$out" '\| patched off \| 652\.6 ± 0\.0064 \| 3,997\.6 ± 1\.2 \|'
+like "... the header: every run from a clean tree, and the host" "$out" \
+	'Every run with a header came from a clean tree \(commit 169dca932ef6\)\. Host: .*, 2 CPUs, kernel '
+# A run recorded from a tree that differed from its commit is flagged at
+# the top, with its ID.
+cp -r "$fx/two" "$fx/dirty"
+jq '.header.project_commit = "0123456789ab-dirty-5a5a5a5a" | .header.project_dirty = true' \
+	"$fx/two/raw/locktable-300-400-task-shared-1-50000-r2.json" >"$fx/dirty/raw/locktable-300-400-task-shared-1-50000-r2.json"
+out=$("$gen" "$fx/dirty" 2>&1)
+like "a run from a dirty tree is flagged in the header, by ID" "$out" \
+	'\*\*Not from a clean tree: 1 of 6 runs were recorded from a working tree that differed from its commit\*\* \(`locktable-300-400-task-shared-1-50000-r2`\)'
 done_testing
