@@ -172,6 +172,21 @@ out=$("$gen" "$fx/lat" 2>&1)
 is "a caveat of an unknown kind fails" "$?" 1
 like "... naming it and the kinds" "$out" "\\[caveat.x\\]: unknown kind 'horoscope' \\(guest-speed, "
 
+# A worst RT wakeup above the bounded policy's bound (the extension
+# length) gets its own line, whatever the averages say: the latency
+# fixture's max is 3 x the value in us, so 10 -> 30 us (within 50 us) and
+# 20 -> 60 us (above).
+"$mk" "$fx/bound" "$(off 100,110,120)" "bench=latency clients=300 hogs=400 grant=0 values=10,10" \
+	"bench=latency clients=300 hogs=400 rt_policy=bounded values=10,20"
+out=$("$gen" "$fx/bound" 2>&1)
+like "a worst wakeup above the bounded policy's bound is flagged on its own line, by run" "$out" \
+	$'\n\\*\\*Bound violated:\\*\\* `latency-300-400-mainline-1-50000-r2` \\(the parallel testbed[^)]*\\), mainline, bounded RT policy, 50 us extensions\\): its worst RT wakeup took 60 us, above the policy\'s bound of 50 us \\(with grants off the worst of 2 run\\(s\\) was 30 us\\)'
+unlike "... the run within the bound is not" "$out" 'Bound violated:\*\* `latency-300-400-mainline-1-50000-r1`'
+"$mk" "$fx/bound-ok" "$(off 100,110,120)" "bench=latency clients=300 hogs=400 rt_policy=bounded values=10,12"
+out=$("$gen" "$fx/bound-ok" 2>&1)
+like "... and without a violation the report says how many runs it checked" "$out" \
+	"No RT wakeup exceeded the bounded policy's bound \\(the extension length\\) in the 2 run\\(s\\) under it"
+
 # swingbench-lite's structure: sessions, the writer gate, the mutex classes.
 "$mk" "$fx/sbl" "bench=swingbench-lite mutex=spin-ext grant=0 clients=100 values=1000,1100,1200 structure=1" \
 	"bench=swingbench-lite mutex=spin-ext abi=task-shared clients=100 values=1100,1200,1300 structure=1"
