@@ -11,6 +11,14 @@ baseline's), summarised three ways:
     their geometric mean with a t interval on the log ratios, and how many
     ratios are above 1 (a sign count).
 Changes are fractions here (0.44 is +44%); the report formats them.
+
+Verdicts come from simultaneous intervals: a table's (or the claims
+table's) m comparisons each get the interval at level 1 - 0.05 / m
+(Bonferroni), so that all of them hold their true change at once with
+95% probability. A verdict needs at least MIN_RUNS runs on each side.
+Counts (events per run: preempted holds, expired grants) are compared as
+Poisson rates: the exact conditional test and Clopper-Pearson interval
+of the rate ratio, not a ratio of means.
 """
 
 import math
@@ -20,6 +28,14 @@ import numpy as np
 from scipy import stats
 
 LEVEL = 0.95
+# Runs per side below which no verdict is given ("too few runs").
+MIN_RUNS = 3
+
+
+def simultaneous_level(m):
+    """The per-comparison level at which m intervals hold at once with
+    probability LEVEL (Bonferroni)."""
+    return 1 - (1 - LEVEL) / max(1, m)
 
 
 def summary(xs):
@@ -62,13 +78,13 @@ def welch_p(a, b):
         return float(stats.ttest_ind(b, a, equal_var=False).pvalue)
 
 
-def fieller(ma, sa, na, mb, sb, nb):
-    """95% CI of mb / ma (independent samples, Welch's df): (lo, hi), or None when unbounded."""
+def fieller(ma, sa, na, mb, sb, nb, level=LEVEL):
+    """The CI of mb / ma at level (independent samples, Welch's df): (lo, hi), or None when unbounded."""
     va, vb = sa * sa / na, sb * sb / nb
     if va == 0 and vb == 0:
         r = mb / ma
         return (r, r)
-    t = stats.t.ppf(0.5 + LEVEL / 2, welch_df(va, vb, na, nb))
+    t = stats.t.ppf(0.5 + level / 2, welch_df(va, vb, na, nb))
     qa = ma * ma - t * t * va
     if qa <= 0:
         return None
@@ -95,6 +111,55 @@ def compare(a, b):
         out["p"] = welch_p(a, b)
         out["halfwidth"] = resolvable(sa, sb)
     return out
+
+
+def poisson(a, b, level=LEVEL):
+    """Counts per run, arm b against baseline a, as Poisson rates with the
+    same exposure per run: the rate ratio - 1, its exact (Clopper-Pearson,
+    conditional on the total) interval at level, and the exact two-sided
+    p. The interval is None when neither side saw an event."""
+    ka, kb = int(round(sum(a))), int(round(sum(b)))
+    na, nb = len(a), len(b)
+    out = {"base": summary(a), "arm": summary(b), "change": None, "ci": None, "p": None,
+           "halfwidth": None, "count": True, "events": (ka, kb)}
+    if na == 0 or nb == 0:
+        return out
+    n = ka + kb
+    scale = na / nb
+    if ka:
+        out["change"] = (kb / nb) / (ka / na) - 1
+    elif kb:
+        out["change"] = math.inf
+    if n == 0:
+        return out
+    out["p"] = float(stats.binomtest(kb, n, nb / (na + nb)).pvalue)
+    ci = stats.binomtest(kb, n).proportion_ci(confidence_level=level, method="exact")
+
+    def ratio(q):
+        return math.inf if q >= 1 else q / (1 - q) * scale
+    out["ci"] = (ratio(ci.low) - 1, ratio(ci.high) - 1)
+    return out
+
+
+def at_level(cm, level):
+    """The interval of a comparison (from compare() or poisson()) at
+    another level: None when unbounded or not computable."""
+    if cm.get("count"):
+        if cm["base"]["n"] == 0 or cm["arm"]["n"] == 0:
+            return None
+        a = [cm["events"][0] / cm["base"]["n"]] * cm["base"]["n"]
+        b = [cm["events"][1] / cm["arm"]["n"]] * cm["arm"]["n"]
+        return poisson(a, b, level)["ci"]
+    sa, sb = cm["base"], cm["arm"]
+    if sa["n"] < 2 or sb["n"] < 2 or not sa["mean"]:
+        return None
+    ci = fieller(sa["mean"], sa["sd"], sa["n"], sb["mean"], sb["sd"], sb["n"], level)
+    return None if ci is None else (ci[0] - 1, ci[1] - 1)
+
+
+def too_few(cm):
+    """Fewer than MIN_RUNS runs on a side: no verdict."""
+    return cm["base"]["n"] < MIN_RUNS or cm["arm"]["n"] < MIN_RUNS
 
 
 def resolvable(sa, sb, n=None):
@@ -154,6 +219,13 @@ CONSISTENT = "consistent with the claim"
 SMALLER = "smaller than claimed"
 LARGER = "larger than claimed"
 NO_EFFECT = "no effect"
+# Holds 0, excludes the claim, but reaches past the equivalence margin.
+SMALLER_OR_NONE = "smaller than claimed or none"
+TOO_FEW = "too few runs"
+# The equivalence margin: "no effect" only when the interval lies within
+# this share of the claimed change, on both sides of 0 (fixed before the
+# runs it judges: issue 24).
+EQUIVALENCE = 0.5
 INCONCLUSIVE = "inconclusive"
 OPPOSITE = "opposite to the claim"
 NOT_MEASURED = "not measured"
@@ -165,7 +237,9 @@ NOT_COMPARABLE = "not tested by a comparable workload"
 
 
 def verdict(ci, claim):
-    """Classify a change's CI (lo, hi), or None if unbounded, against a claimed change (fractions)."""
+    """Classify a change's CI (lo, hi), or None if unbounded, against a claimed change (fractions).
+    No effect needs the CI inside +/- EQUIVALENCE x |claim|; a CI that holds 0 and excludes the
+    claim but reaches further is "smaller than claimed or none"."""
     if ci is None:
         return INCONCLUSIVE
     lo, hi = ci
@@ -176,19 +250,20 @@ def verdict(ci, claim):
     if has0 and hasc:
         return INCONCLUSIVE
     if has0:
-        return NO_EFFECT
+        margin = EQUIVALENCE * abs(claim)
+        return NO_EFFECT if -margin <= lo and hi <= margin else SMALLER_OR_NONE
     if (lo > 0) != (claim > 0):
         return OPPOSITE
     return SMALLER if abs(hi if claim > 0 else lo) < abs(claim) else LARGER
 
 
-def repeats_needed(sa, sb, claim, limit=1000):
-    """Runs per arm after which, at the observed means and spreads, the change's CI would
-    be narrower than the claim, so that it could not contain both 0 and the claim."""
+def repeats_needed(sa, sb, claim, limit=1000, level=LEVEL):
+    """Runs per arm after which, at the observed means and spreads, the change's CI (at level)
+    would be narrower than the claim, so that it could not contain both 0 and the claim."""
     if sa["sd"] is None or sb["sd"] is None or sa["mean"] == 0:
         return None
     for n in range(2, limit + 1):
-        ci = fieller(sa["mean"], sa["sd"], n, sb["mean"], sb["sd"], n)
+        ci = fieller(sa["mean"], sa["sd"], n, sb["mean"], sb["sd"], n, level)
         if ci is not None and ci[1] - ci[0] < abs(claim):
             return n
     return limit + 1

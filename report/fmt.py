@@ -26,6 +26,8 @@ def pct(x, d=1):
     where a percentage's digits would only hide its size."""
     if x is None:
         return "-"
+    if x == math.inf:
+        return "+∞"
     if x >= 10:
         r = 1 + x
         return f"×{r:,.0f}" if r < 1e5 else f"×{r:.1e}"

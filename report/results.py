@@ -344,6 +344,11 @@ class Metric:
         self.direction = sec.get("direction", "none")
         if self.direction not in ("higher", "lower", "none"):
             raise ReportError(f"{rel(path)}: [{name}]: direction must be higher, lower or none")
+        # count: events per run (same exposure per run), compared as
+        # Poisson rates; measure: anything else.
+        self.kind = sec.get("kind", "measure")
+        if self.kind not in ("measure", "count"):
+            raise ReportError(f"{rel(path)}: [{name}]: kind must be measure or count")
         try:
             self.scale = float(sec.get("scale", "1"))
             self.decimals = int(sec.get("decimals", "1"))

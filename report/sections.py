@@ -35,20 +35,79 @@ def claims(rep, specs):
             claim_row(rep, c, cid, claimed, m, tb, rows, ps)
     holm = an.holm(ps)
     for r, p, h in zip(rows, ps, holm):
-        if r[5] is None:
-            r[5] = f"{pval(p)} ({pval(h)})"
+        if r[6] is None:
+            r[6] = f"{pval(p)} ({pval(h)})"
+    # The verdicts: simultaneous intervals over every claim row measured
+    # here (the family), so that all of them hold at once at 95%.
+    family = [r for r in rows if isinstance(r[-1], dict)]
+    level = an.simultaneous_level(len(family))
+    for r in family:
+        r[4], r[-1] = claim_verdict(r[-1], level)
     tbcol = len(rep.testbeds) > 1
     if tbcol:
         rows = [[r[0], tb] + r[1:] for r, tb in rows_tb(rows, rep._claim_tbs)]
+    sim = level_pct(level)
     rep.p("## Claims against our measurements", "",
-           "Each claim's change against ours, with the verdict from our change's 95% CI: **consistent with the "
+           f"Each claim's change against ours. The verdict comes from the **simultaneous** interval of the "
+           f"{len(family)} claim rows measured here (each at {sim}%, Bonferroni: all of them hold their true "
+           f"change at once with 95% probability), not from the single 95% CI beside it: **consistent with the "
            "claim** (holds the claimed change, excludes 0), **smaller** or **larger than claimed** (excludes both, "
-           "same direction), **no effect** (holds 0, excludes the claim), **opposite to the claim**, or "
-           "**inconclusive** (holds both; the runs needed to tell are estimated from the observed spread). "
-           "p in brackets: Holm-adjusted over the claims." + (" Each claim is answered on each testbed." if tbcol else ""), "",
+           "same direction), **no effect** (holds 0 and lies within ±half the claimed change, the equivalence "
+           "margin fixed before these runs), **smaller than claimed or none** (holds 0, excludes the claim, but "
+           "reaches past the margin), **opposite to the claim**, **inconclusive** (holds both; the runs needed to "
+           f"tell are estimated from the observed spread), or **too few runs** (fewer than {an.MIN_RUNS} on a "
+           "side). Counts per run are compared as Poisson rates (exact interval). p in brackets: Holm-adjusted "
+           "over the claims." + (" Each claim is answered on each testbed." if tbcol else ""), "",
            table(["claim (source)"] + (["testbed"] if tbcol else []) +
-                 ["claimed", "ours: baseline → arm", "change [95% CI]",
+                 ["claimed", "ours: baseline → arm", "change [95% CI]", "simultaneous CI",
                   "paired by repeat", "p (Holm)", "verdict"], rows), "")
+
+
+def level_pct(level):
+    """99.375 -> "99.38", 0.95 -> "95"."""
+    return f"{100 * level:.2f}".rstrip("0").rstrip(".")
+
+
+def comparison_verdict(cm, level, direction):
+    """The simultaneous-interval cell and the verdict cell of a comparison without a claim."""
+    sim = an.at_level(cm, level)
+    cell = ci_pct(sim) if (sim is not None or cm["p"] is not None) else ""
+    if an.too_few(cm):
+        return cell, f"**{an.TOO_FEW}**"
+    return cell, f"**{an.direction_verdict(sim, direction)}**"
+
+
+def claim_verdict(pending, level):
+    """A measured claim row's simultaneous-interval cell and verdict cell."""
+    cmp_, claimed, c = pending["cmp"], pending["claimed"], pending["c"]
+    sim = an.at_level(cmp_, level)
+    why = ""
+    if an.too_few(cmp_):
+        v = an.TOO_FEW
+        why = f": a verdict needs {an.MIN_RUNS} runs on each side"
+    else:
+        v = an.verdict(sim, claimed)
+    if v == an.INCONCLUSIVE:
+        n = None if cmp_.get("count") else an.repeats_needed(cmp_["base"], cmp_["arm"], claimed,
+                                                              level=level)
+        if cmp_.get("count"):
+            why = ": the interval holds both 0 and the claim"
+        elif n is None:
+            why = ": fewer than 2 runs on a side, so no interval and no estimate of the runs needed"
+        elif n <= 1000:
+            why = (f": the simultaneous CI holds both 0 and the claim; about {n} runs per arm at this spread "
+                   "would narrow it below the claimed change")
+        else:
+            why = (": the simultaneous CI holds both 0 and the claim, and more than 1000 runs per arm would be "
+                   "needed at this spread")
+    # A stand-in that cannot exercise the mechanism (the claim's
+    # not_comparable says why): its numbers are shown, never its verdict.
+    if c.get("not_comparable"):
+        v, why = an.NOT_COMPARABLE, f": {c['not_comparable']}"
+    # What the measuring point could not test, said beside the verdict.
+    if c.get("note"):
+        why += f". {c['note']}"
+    return ci_pct(sim) if (sim is not None or cmp_["p"] is not None) else "", f"**{v}**{why}"
 
 
 def claim_row(rep, c, cid, claimed, m, tb, rows, ps):
@@ -64,41 +123,24 @@ def claim_row(rep, c, cid, claimed, m, tb, rows, ps):
     # key), and why: the row says so instead of "not measured".
     if tb is not None and c.get("testbeds") is not None and tb not in c["testbeds"]:
         rows.append([head, pct(claimed), f"not run here: {c.get('why_not', 'this experiment does not answer it')}",
-                     "", "", "", f"**{an.NOT_ANSWERED}**"])
+                     "", "", "", "", f"**{an.NOT_ANSWERED}**"])
         ps.append(None)
         return
     if not base or not arm:
         missing = "; ".join(f"no {w} runs (`{c[w]}`)" for w, x in (("baseline", base), ("arm", arm)) if not x)
         rows.append([head, pct(claimed), f"not measured: {missing}",
-                     "", "", "", f"**{an.NOT_MEASURED}**"])
+                     "", "", "", "", f"**{an.NOT_MEASURED}**"])
         ps.append(None)
         return
     cmp_ = rep.compare(base, arm, m)
-    v = an.verdict(cmp_["ci"], claimed) if len(base) >= 2 and len(arm) >= 2 else an.INCONCLUSIVE
-    why = ""
-    if v == an.INCONCLUSIVE:
-        n = an.repeats_needed(cmp_["base"], cmp_["arm"], claimed)
-        if n is None:
-            why = ": fewer than 2 runs on a side, so no interval and no estimate of the runs needed"
-        elif n <= 1000:
-            why = (f": the CI holds both 0 and the claim; about {n} runs per arm at this spread would "
-                   "narrow it below the claimed change")
-        else:
-            why = ": the CI holds both 0 and the claim, and more than 1000 runs per arm would be needed at this spread"
-    # A stand-in that cannot exercise the mechanism (the claim's
-    # not_comparable says why): its numbers are shown, never its verdict.
-    if c.get("not_comparable"):
-        v, why = an.NOT_COMPARABLE, f": {c['not_comparable']}"
-    # What the measuring point could not test, said beside the verdict.
-    if c.get("note"):
-        why += f". {c['note']}"
     pr = cmp_["paired"]
+    # The verdict waits for the family's size (claims()).
     rows.append([head, pct(claimed),
                  f"{mean_sd(cmp_['base'], m.decimals)} → {mean_sd(cmp_['arm'], m.decimals)} {m.unit} "
                  f"({len(base)}, {len(arm)} runs)",
-                 f"{pct(cmp_['change'])} {ci_pct(cmp_['ci'])}",
+                 f"{pct(cmp_['change'])} {ci_pct(cmp_['ci'])}", None,
                  f"{pct(pr['change'])} {ci_pct(pr['ci']) if pr['n'] >= 2 else ''}; {pr['above']} of {pr['n']} above 1",
-                 None, f"**{v}**{why}"])
+                 None, {"cmp": cmp_, "claimed": claimed, "c": c}])
     ps.append(cmp_["p"])
 
 
@@ -227,11 +269,11 @@ class Comparison:
                 rep.section_runs.setdefault(self.cid, {})[r.id] = (prim, prim.value(r))
             cells = pcells + [label, f"{len(done)}{short}", mean_sd(s, prim.decimals)]
             if ak == base_ak:
-                cells += ["baseline", "", "", "", "", ""]
+                cells += ["baseline", "", "", "", "", "", ""]
             elif base_runs and done:
                 cells += self.change_cells(base_runs, done)
             else:
-                cells += ["-", "-", "-", "-", "", ""]
+                cells += ["-", "-", "-", "-", "", "", ""]
             if ak != base_ak and s["n"] >= 2:
                 nonbase_stats.append(s)
             self.prim_rows.append(cells)
@@ -256,11 +298,12 @@ class Comparison:
         if cm["halfwidth"] is not None:
             self.halfw.append(cm["halfwidth"])
         pr = cm["paired"]
+        # The simultaneous CI and the verdict wait for the table's family
+        # (tables()).
         return [f"{pct(cm['change'])} {ci_pct(cm['ci']) if cm['ci'] is not None or cm['p'] is not None else ''}",
                 f"{pct(pr['change'])} {ci_pct(pr['ci']) if pr['n'] >= 2 else ''}",
                 f"{pr['above']}/{pr['n']}" if pr["n"] else "-",
-                pval(cm["p"]), None,
-                f"**{an.direction_verdict(cm['ci'], self.prim.direction)}**"]
+                pval(cm["p"]), None, None, {"cm": cm}]
 
     def tables(self):
         prim, vary = self.prim, self.vary
@@ -268,12 +311,23 @@ class Comparison:
             # Holm over this table's comparisons of the primary metric.
             hp = iter(an.holm([cm["p"] for cm in self.cmps]))
             for cells in self.prim_rows:
-                if cells[-2] is None:
-                    cells[-2] = pval(next(hp))
+                if cells[-3] is None:
+                    cells[-3] = pval(next(hp))
+            # Verdicts from simultaneous intervals over this table's
+            # comparisons (the family).
+            level = an.simultaneous_level(len(self.cmps))
+            for cells in self.prim_rows:
+                if isinstance(cells[-1], dict):
+                    cells[-2], cells[-1] = comparison_verdict(cells[-1]["cm"], level, prim.direction)
             head = [col_head(k) for k in vary] + ["arm", "runs", prim.label, "change [95% CI]",
-                                                  "paired [95% CI]", "above 1", "p", "Holm p", "verdict"]
+                                                  "paired [95% CI]", "above 1", "p", "Holm p", "simultaneous CI",
+                                                  "verdict"]
             lead = f"**{prim.label}** ({prim.direction} is better):" if prim.direction != "none" else f"**{prim.label}**:"
-            self.rep.p("", lead, "", table(head, self.prim_rows), "")
+            self.rep.p("", lead, "", table(head, self.prim_rows), "",
+                       f"The verdicts come from simultaneous intervals over the table's {len(self.cmps)} "
+                       f"comparison(s) (each at {level_pct(level)}%, Bonferroni), and need {an.MIN_RUNS} runs "
+                       "on each side." + (" Counts per run are compared as Poisson rates (exact interval)."
+                                          if prim.kind == "count" else ""), "")
         else:
             head = [col_head(k) for k in vary] + ["arm", "runs", prim.label]
             self.rep.p("", table(head, [r[:len(vary) + 3] for r in self.prim_rows]), "")
@@ -378,8 +432,8 @@ def against_baselines(rep, cid, c, planned, tb):
     labels = set(arm_cols)
     strip = []
     for m in metrics:
-        head = ["arm", "runs", m.label] + [f"against {n} [95% CI]" for n, _ in bases]
-        rows = []
+        head = ["arm", "runs", m.label] + [f"against {n} [95% CI]; at once [CI]" for n, _ in bases]
+        rows, family = [], []
         for ak in order:
             runs = arms[ak]
             done = [r for r in runs if r.data is not None]
@@ -394,16 +448,25 @@ def against_baselines(rep, cid, c, planned, tb):
                 elif not br or not done:
                     cells.append("-")
                 else:
+                    # The verdict waits for the table's family.
                     cm = rep.compare(br, done, m)
-                    v = an.direction_verdict(cm["ci"], m.direction)
-                    cells.append(f"{pct(cm['change'])} {ci_pct(cm['ci'])} **{v}**")
+                    family.append((cells, len(cells), cm))
+                    cells.append(None)
             rows.append(cells)
             if m is metrics[0]:
                 strip.append((label, rep.values(done, m), s["mean"], s["ci"]))
+        level = an.simultaneous_level(len(family))
+        for cells, i, cm in family:
+            sim, v = comparison_verdict(cm, level, m.direction)
+            cells[i] = f"{pct(cm['change'])} {ci_pct(cm['ci'])}; {sim or '-'} {v}"
         d = f" ({m.direction} is better)" if m.direction != "none" else ""
-        rep.p(f"**{m.label}**{d}:", "", table(head, rows), "")
-    rep.p("A change is better or worse when its 95% CI (Fieller's, Welch's df) excludes 0; "
-           "otherwise no difference is resolved at this spread.", "")
+        rep.p(f"**{m.label}**{d}:", "", table(head, rows), "",
+              f"The {len(family)} changes of this table are one family: the verdict comes from the simultaneous "
+              f"interval (\"at once\", each at {level_pct(level)}%, Bonferroni)"
+              + (", for counts per run from the exact Poisson rate ratio" if m.kind == "count" else "") + ".", "")
+    rep.p("A change is better or worse when its simultaneous interval excludes 0 (Fieller's, Welch's df; "
+          f"counts: exact Poisson); otherwise no difference is resolved at this spread. {an.MIN_RUNS} runs on each "
+          "side are needed for a verdict (\"too few runs\").", "")
     import plots
     os.makedirs(rep.plots, exist_ok=True)
     if any(len(a[1]) > 1 for a in strip):

@@ -28,7 +28,8 @@ is "a results folder renders" "$?" 0
 like "the off row: mean ± σ, baseline" "$out" '\| off \| 3 \| 110 ± 10 \| baseline \|'
 like "the arm: mean ± σ, change with Fieller's CI, paired, sign count, p" "$out" \
 	'\| task-shared 50 us \| 3 \| 160 ± 10 \| \+45\.5% \[\+22\.4%, \+74\.8%\] \| \+45\.7% \[[^]]*\] \| 3/3 \| 0\.004 \|'
-like "... with its verdict against 0" "$out" '\| task-shared 50 us \| 3 \| 160 ± 10 \| .* \| 0\.004 \| \*\*better\*\* \|'
+like "... with its verdict against 0, from the simultaneous CI (a family of 1: the 95% CI)" "$out" \
+	'\| task-shared 50 us \| 3 \| 160 ± 10 \| .* \| 0\.004 \| \[\+22\.4%, \+74\.8%\] \| \*\*better\*\* \|'
 like "the claim row: +45.5% [+22.4%, +74.8%] holds +44% and not 0" "$out" \
 	"Oracle's lock table.*\| \+44\.0% \| 110 ± 10 → 160 ± 10 SQL exec/s \(3, 3 runs\) \| \+45\.5% \[\+22\.4%, \+74\.8%\] \|.*\*\*consistent with the claim\*\*"
 like "the percentiles are medians over the runs" "$out" 'median over the runs'
@@ -87,11 +88,21 @@ like "without the sweep the table says it was not swept" "$("$gen" "$fx/nowork" 
 	"$(lt "lock=futex" 220,230,240)"
 out=$("$gen" "$fx/alt" 2>&1)
 is "a folder with alternatives renders" "$?" 0
-like "an alternative against off and against the extension, with CIs and verdicts" "$out" \
-	'\| spin-then-futex lock \| 3 \| 210 ± 10 \| \+90\.9% \[[^]]*\] \*\*better\*\* \| \+31\.2% \[[^]]*\] \*\*better\*\* \|'
-like "... no difference where the CI holds 0" "$out" \
-	'\| hogs SCHED_IDLE \| 3 \| 110 ± 10 \| \+0\.0% \[[^]]*\] \*\*no difference resolved\*\* \|'
+like "an alternative against off and against the extension, with CIs, simultaneous CIs and verdicts" "$out" \
+	'\| spin-then-futex lock \| 3 \| 210 ± 10 \| \+90\.9% \[[^]]*\]; \[\+42\.8%, \+170\.6%\] \*\*better\*\* \| \+31\.2% \[[^]]*\]; \[\+3\.9%, \+68\.4%\] \*\*better\*\* \|'
+like "... no difference where the simultaneous CI holds 0" "$out" \
+	'\| hogs SCHED_IDLE \| 3 \| 110 ± 10 \| \+0\.0% \[[^]]*\]; \[[^]]*\] \*\*no difference resolved\*\* \|'
+like "... the table's family and level are stated" "$out" 'The 8 changes of this table are one family: the verdict comes from the simultaneous interval \("at once", each at 99\.38%'
 like "... and the extension with the lock" "$out" '\| spin-then-futex lock \+ mainline \| 3 \| 230 ± 10 \|'
+# Counts per run are Poisson rates: 4, 4, 4 preempted holds (off, 12
+# events) against 0, 0, 0 (mainline) is an exact rate ratio of 0 with
+# [-100%, -64.0%] alone, not a ratio of means with no interval.
+"$mk" "$fx/counts" "$(off 40,40,40)" "$(lt abi=mainline 5,6,7)" "$(lt "grant=0 lock=futex" 40,41,42)"
+out=$("$gen" "$fx/counts" 2>&1)
+like "counts: 4.0 ± 0 against 0 ± 0 preempted holds, as an exact Poisson rate comparison" "$out" \
+	'\| mainline \| 3 \| 0\.0 ± 0\.0 \| -100\.0% \[-100\.0%, -64\.0%\]; \[-100\.0%, -47\.4%\] \*\*better\*\* \|'
+like "... and 4 against none as an unbounded rise, still worse" "$out" \
+	'\| off \| 3 \| 4\.0 ± 0\.0 \| \(off\) \| \+∞ \[\+177\.9%, \+∞\]; \[\+90\.0%, \+∞\] \*\*worse\*\* \|'
 unlike "... which stay out of the main point's table" \
 	"$(sed -n '/^## The lock table at the main point/,/^## /p' <<<"$out")" 'futex|SCHED_IDLE'
 like "a folder without alternatives says so" "$("$gen" "$fx/nowork" 2>&1)" 'No alternative was run here'
@@ -107,11 +118,38 @@ verdict larger 200,201,199,200,200 "larger than claimed"
 verdict no-effect 100,102,98,101,99 "no effect"
 verdict inconclusive 60,200,90,180,120 "inconclusive"
 verdict opposite 80,81,79,80,80 "opposite to the claim"
+# Holds 0 and excludes +44%, but reaches past the equivalence margin (half
+# the claim, +22%): [-14.3%, +28.3%] is not "no effect".
+verdict smaller-or-none 90,130,100,120,95 "smaller than claimed or none"
 like "an inconclusive verdict says how many runs would resolve it" "$("$gen" "$fx/v-inconclusive")" \
-	'\*\*inconclusive\*\*: the CI holds both 0 and the claim; about [0-9]+ runs per arm'
+	'\*\*inconclusive\*\*: the simultaneous CI holds both 0 and the claim; about [0-9]+ runs per arm'
 "$mk" "$fx/v-onerun" "$(off 100,110,120)" "$(lt abi=task-shared 150)"
-like "verdict: one run on a side is inconclusive, and says why" "$("$gen" "$fx/v-onerun" 2>&1 | grep "^| Oracle's lock table")" \
-	'\*\*inconclusive\*\*: fewer than 2 runs on a side'
+like "verdict: one run on a side is too few runs, and says why" "$("$gen" "$fx/v-onerun" 2>&1 | grep "^| Oracle's lock table")" \
+	'\*\*too few runs\*\*: a verdict needs 3 runs on each side'
+"$mk" "$fx/v-tworuns" "$(off 100,110)" "$(lt abi=task-shared 150,160)"
+like "verdict: two runs on a side are too few runs" "$("$gen" "$fx/v-tworuns" 2>&1 | grep "^| Oracle's lock table")" \
+	'\*\*too few runs\*\*'
+# Simultaneous intervals: with the three extend-sched claims measured too,
+# the family is 4 claims, each interval at 98.75%. The lock table's +59.0%
+# has the 95% CI [+44.2%, +73.8%] (larger than claimed on its own) and the
+# simultaneous [+36.0%, +82.0%], which holds +44%: consistent.
+es() { echo "bench=extend-sched $1 extend_waiting=0 values=$2"; }
+"$mk" "$fx/v-family" "$(off 100,101,99,100,100)" "$(lt abi=task-shared 145,170,150,172,158)" \
+	"$(es "abi=none grant=0" 100,101,99,100,100)" "$(es abi=rseq-cr 100,102,98,101,99)"
+out=$("$gen" "$fx/v-family" 2>&1)
+like "simultaneous intervals: the claims table's family and level are stated" "$out" \
+	'simultaneous\*\* interval of the 4 claim rows measured here \(each at 98\.75%'
+like "... and the verdict changes: larger than claimed at 95% alone, consistent at once" "$(grep "^| Oracle's lock table" <<<"$out")" \
+	'\| \+59\.0% \[\+44\.2%, \+73\.8%\] \| \[\+36\.0%, \+82\.0%\] \|.*\*\*consistent with the claim\*\*'
+# ... and in a comparison table: three arms against off (a family of 3,
+# each at 98.33%). 102..108 against off is +4.4% [+0.7%, +8.2%] alone
+# (better), [-0.8%, +9.7%] at once: no difference resolved.
+"$mk" "$fx/v-table" "$(off 100,101,99,100,100)" "$(lt abi=task-shared 102,108,101,107,104)" \
+	"$(lt abi=rseq-cr 100,101,99,100,100)" "$(lt abi=mainline 100,101,99,100,100)"
+out=$("$gen" "$fx/v-table" 2>&1)
+like "a comparison table's verdict comes from the simultaneous CI over its comparisons" "$out" \
+	'\| task-shared 50 us \| 5 \| 104 ± 3 \| \+4\.4% \[\+0\.7%, \+8\.2%\] \|.*\| \[-0\.8%, \+9\.7%\] \| \*\*no difference resolved\*\* \|'
+like "... and the table says so" "$out" 'simultaneous intervals over the table.s 3 comparison\(s\) \(each at 98\.33%, Bonferroni\)'
 "$mk" "$fx/v-unmeasured" "$(off 100,110,120)" "$(lt abi=mainline 150,160,170)"
 like "verdict: not measured, naming the missing runs" "$("$gen" "$fx/v-unmeasured")" \
 	"Oracle's lock table.*not measured: no arm runs \(\`bench=locktable clients=300 hogs=400 [^)]*abi=task-shared"
