@@ -41,11 +41,11 @@ for section in "## Claims against our measurements" "## The lock table at the ma
 	like "the report has '$section'" "$report" "$section"
 done
 like "the claims table has a verdict for the lock table" "$(grep "^| Oracle's lock table" <<<"$report")" \
-	'\*\*(consistent with the claim|smaller than claimed|larger than claimed|no effect|inconclusive|opposite to the claim|not measured|not answered here)\*\*'
+	'\*\*(consistent with the claim|smaller than claimed|larger than claimed|no effect|inconclusive|opposite to the claim|not measured|not answered here|too few runs)\*\*'
 ok "the folder keeps the experiment it ran" bash -c "jq -e '.name == \"smoke\" and (.section | has(\"lt-main\")) and .values.clients == [20]' '$results/experiment.json' >/dev/null"
 like "... and the report says it read it" "$report" 'What ran and what is compared: its `experiment.json` \(experiment smoke\)'
 like "the alternatives table: the smoke's futex lock with the extension, against off and the extension" "$report" \
-	'\| spin-then-futex lock \+ mainline \| [0-9]+ \| [^|]* \| [^|]*\*\*(better|worse|no difference resolved|inconclusive)\*\* \| [^|]*\*\*'
+	'\| spin-then-futex lock \+ mainline \| [0-9]+ \| [^|]* \| [^|]*\*\*(better|worse|no difference resolved|inconclusive|too few runs)\*\* \| [^|]*\*\*'
 ok "the hogs-idle alternative's hogs found themselves under SCHED_IDLE" bash -c \
 	"jq -e '.config.hog_policy == \"idle\" and .results.hogs_under_policy == 20' '$results'/raw/lt-c20-h20-alt-hogs-idle-r1.json"
 ok "the report's plots exist" test -s "$results/plots/lt-main.png"
