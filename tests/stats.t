@@ -51,14 +51,26 @@ ok "harmonic mean of 1, 2, 4 = 12/7" near "$(py 'an.harmonic_mean([1, 2, 4])')" 
 
 # The verdict classes of a change's CI against a claim of +44%.
 for c in "(0.30, 0.60)|consistent with the claim" "(0.05, 0.20)|smaller than claimed" "(0.60, 0.90)|larger than claimed" \
-	"(-0.10, 0.30)|no effect" "(-0.10, 0.60)|inconclusive" "(-0.40, -0.10)|opposite to the claim" "None|inconclusive"; do
+	"(-0.10, 0.20)|no effect" "(-0.10, 0.30)|smaller than claimed or none" "(-0.10, 0.60)|inconclusive" \
+	"(-0.40, -0.10)|opposite to the claim" "None|inconclusive"; do
 	is "verdict of ${c%%|*} against +44%" "$(py "an.verdict(${c%%|*}, 0.44)")" "${c#*|}"
 done
 # ...and against a claimed decrease of 53%.
 for c in "(-0.60, -0.40)|consistent with the claim" "(-0.30, -0.10)|smaller than claimed" "(-0.90, -0.70)|larger than claimed" \
-	"(-0.20, 0.10)|no effect" "(0.10, 0.30)|opposite to the claim"; do
+	"(-0.20, 0.10)|no effect" "(-0.30, 0.10)|smaller than claimed or none" "(0.10, 0.30)|opposite to the claim"; do
 	is "verdict of ${c%%|*} against -53%" "$(py "an.verdict(${c%%|*}, -0.53)")" "${c#*|}"
 done
+# Counts as Poisson rates: 3 events in 3 runs against 12 in 3 is, given
+# the 15 events, binomial with p = 1/2 under equal rates. The exact
+# (Clopper-Pearson) bounds of p are qbeta(0.025, 3, 13) = 0.0433120 and
+# qbeta(0.975, 4, 12) = 0.4808911, so the rate ratio p / (1 - p) lies in
+# [0.045273, 0.926378]; p = 2 * pbinom(3, 15, 0.5) = 0.03515625.
+ok "poisson: 12 events in 3 runs against 3 in 3, the rate ratio's lower bound (0.045273)" \
+	near "$(py 'an.poisson([4, 4, 4], [1, 0, 2])["ci"][0] + 1')" 0.045273 1e-5
+ok "... its upper bound (0.926378)" near "$(py 'an.poisson([4, 4, 4], [1, 0, 2])["ci"][1] + 1')" 0.926378 1e-5
+ok "... and p (0.03515625)" near "$(py 'an.poisson([4, 4, 4], [1, 0, 2])["p"]')" 0.03515625 1e-7
+is "... no event on either side: no interval" "$(py 'an.poisson([0, 0, 0], [0, 0, 0])["ci"]')" "None"
+is "simultaneous intervals: 8 comparisons, each at 99.375% (Bonferroni)" "$(py 'an.simultaneous_level(8)')" "0.99375"
 # Repeats needed: n runs per arm whose projected CI is narrower than the claim.
 n=$(py 'an.repeats_needed(an.summary([100, 130, 70, 110, 90]), an.summary([120, 160, 90, 130, 110]), 0.44)')
 ok "repeats needed to resolve a +44% claim at a ±20% spread: a count above 2 ($n)" test "$n" -gt 2
