@@ -700,7 +700,7 @@ TEST_F_TIMEOUT(slow, mainline_filtered_yield_ends_grant, 600)
 {
 	uint64_t deadline = now_ns() + 60000000000ull;
 	long long yielded0, yielded;
-	int calls = 0, still_granted = 0, refused = 0;
+	int calls = 0, still_granted = 0, refused = 0, late = 0;
 	struct knob_saved k;
 	struct noise noise;
 
@@ -729,17 +729,29 @@ TEST_F_TIMEOUT(slow, mainline_filtered_yield_ends_grant, 600)
 			still_granted += abi_shows_grant(ABI_MAINLINE);
 			calls++;
 		}
-		abi_exit(ABI_MAINLINE);
+		/*
+		 * A grant that came after the wait gave up (at the last clock
+		 * read) must be given back too: the next request would be
+		 * written into a live grant, which rseq debugging punishes
+		 * (SIGSEGV), as 7.0 does. Its yield call is refused as well,
+		 * and ends the grant all the same.
+		 */
+		if (abi_exit(ABI_MAINLINE) && !granted) {
+			syscall(__NR_rseq_slice_yield);
+			late++;
+		}
 	}
 	noise_stop(&noise);
 	yielded = task_sched_get("slice_ext.nr_yielded") - yielded0;
 	knob_restore(&k);
-	TH_LOG("%d filtered yield calls in grants: %d refused, %d left a grant, %lld counted yielded",
-	       calls, refused, still_granted, yielded);
+	TH_LOG("%d filtered yield calls in grants: %d refused, %d left a grant, %lld counted yielded "
+	       "(%d more for grants made after a wait gave up)", calls, refused, still_granted, yielded, late);
 	ASSERT_GT(calls, 0);
 	EXPECT_EQ(calls, refused);
 	EXPECT_EQ(0, still_granted);
-	EXPECT_EQ(calls, yielded);
+	/* A late grant may have expired before its yield call. */
+	EXPECT_GE(yielded, calls);
+	EXPECT_LE(yielded, calls + late);
 }
 
 /*
