@@ -176,4 +176,7 @@ like "... saying why and which files" "$out" 'a reference run comes from a clean
 git -C "$ref" checkout -q experiments/default.toml
 "$ref/run-all" --reference --dry-run --name ref-test >/dev/null 2>&1
 is "... from the clean tree it plans" "$?" 0
+out=$("$ra" --dry-run --name plan-test-$$ --previous no-such-run-$$ 2>&1)
+is "run-all --previous naming no results folder: exit 2" "$?" 2
+like "... saying so" "$out" "^run-all: --previous: no results/no-such-run-$$/environment.txt"
 done_testing

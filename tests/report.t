@@ -210,6 +210,22 @@ out=$("$gen" "$fx/lat" 2>&1)
 is "a caveat of an unknown kind fails" "$?" 1
 like "... naming it and the kinds" "$out" "\\[caveat.x\\]: unknown kind 'horoscope' \\(guest-speed, "
 
+# A run that names the reference it follows (run-all --previous): the
+# header says the host changed and how far each claim's figures moved.
+"$mk" "$fx/prev" "$(off 100,110,120)" "$(lt abi=task-shared 150,160,170)"
+"$mk" "$fx/next" "$(off 200,220,240)" "$(lt abi=task-shared 300,320,340)"
+sed -i 's/^host_kernel: .*/host_kernel: 9.9.9-other/' "$fx/next/environment.txt"
+echo "previous_reference: prev" >>"$fx/next/environment.txt"
+out=$("$gen" "$fx/next" 2>&1)
+like "a host change since the previous reference is said, with the field" "$out" \
+	'\*\*The host changed since the previous reference\*\* \(`results/prev`\): host kernel: [^ ]+ → 9\.9\.9-other\.'
+like "... and which figures moved: the claim's baseline and arm means" "$out" \
+	'\| Oracle.s lock table, 300 clients \+ 400 CPU hogs \(baseline: [^|]*\| the parallel testbed[^|]*\| 110 → 220 SQL exec/s \| \+100\.0% \|'
+cp "$fx/prev/environment.txt" "$fx/same.env"
+"$mk" "$fx/same" "$(off 100,110,120)" "$(lt abi=task-shared 150,160,170)"
+echo "previous_reference: prev" >>"$fx/same/environment.txt"
+like "... on the same host it says so" "$("$gen" "$fx/same" 2>&1)" 'Same host as the previous reference \(`results/prev`\)'
+
 # A worst RT wakeup above the bounded policy's bound (the extension
 # length) gets its own line, whatever the averages say: the latency
 # fixture's max is 3 x the value in us, so 10 -> 30 us (within 50 us) and
