@@ -263,8 +263,11 @@ void bench_env_read(struct bench_env *env)
 	env->knob_nsec = read_long("/proc/sys/kernel/slice_ext_nsec");
 	read_line("/proc/sys/kernel/slice_ext_rt_policy", env->knob_rt_policy,
 		  sizeof(env->knob_rt_policy));
-	read_line("/proc/sys/kernel/slice_ext_mainline_rules", env->knob_mainline_rules,
-		  sizeof(env->knob_mainline_rules));
+	/* kernel.rseq_rules; the series before it called the knob slice_ext_mainline_rules. */
+	if (!read_line("/proc/sys/kernel/rseq_rules", env->knob_rseq_rules,
+		      sizeof(env->knob_rseq_rules)))
+		read_line("/proc/sys/kernel/slice_ext_mainline_rules", env->knob_rseq_rules,
+			  sizeof(env->knob_rseq_rules));
 	env->nr_cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	read_line(CLOCKSOURCE_FILE, env->clocksource, sizeof(env->clocksource));
 	cmdline_value(env->cmdline, "slicebench.commit", env->commit, sizeof(env->commit));
@@ -289,9 +292,9 @@ void bench_print_env(FILE *f, const char *abi, const struct bench_env *env)
 	fprintf(f, "kernel %s, %d CPUs, library ABI %s", env->release, env->nr_cpus, abi);
 	if (env->have_knobs)
 		fprintf(f, "; kernel: live ABI %s, grants %s, length %ld ns, RT policy %s, "
-			"mainline rules %s\n", env->knob_abi, env->knob_grant ? "on" : "off",
+			"rseq rules %s\n", env->knob_abi, env->knob_grant ? "on" : "off",
 			env->knob_nsec, env->knob_rt_policy,
-			env->knob_mainline_rules[0] ? env->knob_mainline_rules : "7.0");
+			env->knob_rseq_rules[0] ? env->knob_rseq_rules : "7.0");
 	else
 		fprintf(f, "; no time slice extension knobs in this kernel\n");
 	if (env->clocksource[0] && !clock_in_vdso(env->clocksource))
@@ -517,9 +520,9 @@ void bench_json_header(struct bench_json *j, const char *tool, int argc, char **
 		bench_json_bool(j, "kernel_grant", env->knob_grant > 0);
 		bench_json_u64(j, "extension_ns", env->knob_nsec);
 		bench_json_str(j, "rt_policy", env->knob_rt_policy);
-		/* Kernels before the rules knob followed 7.0's. */
+		/* kernel.rseq_rules (the rules "mainline" follows); kernels before the knob followed 7.0's. */
 		bench_json_str(j, "mainline_rules",
-			       env->knob_mainline_rules[0] ? env->knob_mainline_rules : "7.0");
+			       env->knob_rseq_rules[0] ? env->knob_rseq_rules : "7.0");
 	} else {
 		bench_json_str(j, "kernel_abi", "none");
 	}

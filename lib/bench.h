@@ -97,7 +97,7 @@ struct bench_env {
 	long knob_grant;	/* kernel.slice_ext_grant */
 	long knob_nsec;		/* kernel.slice_ext_nsec */
 	char knob_rt_policy[32];	/* kernel.slice_ext_rt_policy */
-	char knob_mainline_rules[16];	/* kernel.slice_ext_mainline_rules: 7.0 or 7.1 */
+	char knob_rseq_rules[16];	/* kernel.rseq_rules: 7.0 or 7.1 */
 	int nr_cpus;		/* online CPUs */
 	char clocksource[32];	/* current clocksource: tsc keeps clock_gettime() out of the kernel */
 	/* Where the run came from (empty when unknown, e.g. on the host): */

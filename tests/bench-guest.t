@@ -37,11 +37,11 @@ extend-sched -w --abi mainline --duration 2 --json /host/es-mainline-w.json ||
 	echo "extend-sched-failed mainline -w"
 echo mainline >$k/slice_ext_abi
 # Linux 7.0's rules: the library uses glibc's 32-byte rseq area as it is.
-echo 7.0 >$k/slice_ext_mainline_rules || exit 1
+echo 7.0 >$k/rseq_rules || exit 1
 locktable --abi mainline --clients 12 --hogs 12 --tables 2 --work-in 20 --work-out 5 \
 	--duration 2 --warmup 1 --interval 0 --json /host/lt-mainline-rules70.json ||
 	echo "locktable-failed mainline rules 7.0"
-echo 7.1 >$k/slice_ext_mainline_rules || exit 1
+echo 7.1 >$k/rseq_rules || exit 1
 # The other lock kinds, extension-aware (mainline), and the hog policies.
 for lock in futex yield pthread adaptive; do
 	locktable --abi mainline --lock "$lock" --clients 12 --hogs 12 --tables 2 --work-in 20 \

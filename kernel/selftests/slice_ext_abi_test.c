@@ -14,6 +14,7 @@
 #include <sys/auxv.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/time.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 
@@ -98,6 +99,62 @@ static void knob_restore(struct knob_saved *k)
 }
 
 /*
+ * Bits 4 and 5 of rseq::flags are the kernel's feature bits (patch 0001),
+ * not deprecated restart flags: an rseq critical section aborted while they
+ * are set restarts at its abort handler. Without the mask in
+ * rseq_need_restart(), the task gets SIGSEGV at the abort.
+ */
+static volatile sig_atomic_t restart_alarms;
+
+static void restart_alarm(int sig)
+{
+	restart_alarms++;
+}
+
+static int restart_with_feature_bits_child(void)
+{
+	struct sigaction sa = { .sa_handler = restart_alarm };
+	struct itimerval it = { .it_value = { 0, 20000 } };
+	struct rseq *rs = glibc_rseq_area();
+
+	if (sigaction(SIGALRM, &sa, NULL))
+		return 2;
+	rs->flags |= RSEQ_CS_FLAG_SLICE_EXT_AVAILABLE | RSEQ_CS_FLAG_SLICE_EXT_ENABLED;
+	if (setitimer(ITIMER_REAL, &it, NULL))
+		return 2;
+	/*
+	 * Spin inside a critical section until the alarm aborts it: the
+	 * signal's delivery restarts it at the abort handler (label 4), which
+	 * leaves. The signature precedes the handler, as the kernel checks.
+	 */
+	__asm__ __volatile__(
+		"leaq 3f(%%rip), %%rax\n\t"
+		"movq %%rax, %[cs]\n\t"
+		"1:\n\t"
+		"jmp 1b\n\t"
+		"2:\n\t"
+		".pushsection .data.slice_ext_rseq_cs, \"aw\"\n\t"
+		".balign 32\n\t"
+		"3:\n\t"
+		".long 0, 0\n\t"
+		".quad 1b, 2b - 1b, 4f\n\t"
+		".popsection\n\t"
+		".long 0x53053053\n\t"
+		"4:\n\t"
+		"movq $0, %[cs]\n\t"
+		: [cs] "=m" (rs->rseq_cs)
+		: : "rax", "memory");
+	return restart_alarms == 1 ? 0 : 3;
+}
+
+TEST(rseq_restart_with_feature_bits)
+{
+	if (__rseq_size == 0)
+		SKIP(return, "glibc registered no rseq area");
+	EXPECT_EQ(0, in_child(restart_with_feature_bits_child));
+}
+
+/*
  * 7.1's rules (the default): glibc's 32-byte registration is not shown the
  * feature and the prctl refuses it; a 64-byte one gets it.
  */
@@ -108,7 +165,7 @@ TEST(mainline_rules_7_1_need_v2)
 
 	if (cmdline_has("rseq_slice_ext=0"))
 		SKIP(return, "disabled at boot; see mainline_boot_disabled");
-	ASSERT_EQ(0, knob_get("slice_ext_mainline_rules", rules, sizeof(rules)));
+	ASSERT_EQ(0, knob_get("rseq_rules", rules, sizeof(rules)));
 	ASSERT_STREQ("7.1", rules);
 	ASSERT_GT(__rseq_size, 0);
 
@@ -153,13 +210,13 @@ TEST(mainline_rules_7_0_any_registration)
 
 	if (cmdline_has("rseq_slice_ext=0"))
 		SKIP(return, "disabled at boot");
-	knob_save(&k, "slice_ext_mainline_rules");
-	ASSERT_EQ(0, knob_set("slice_ext_mainline_rules", "7.0"));
+	knob_save(&k, "rseq_rules");
+	ASSERT_EQ(0, knob_set("rseq_rules", "7.0"));
 	/* glibc registered under 7.1's rules: AVAILABLE is shown now. */
 	EXPECT_EQ(0, slice_prctl(PR_RSEQ_SLICE_EXTENSION_SET, PR_RSEQ_SLICE_EXT_ENABLE, 0, 0));
 	EXPECT_TRUE(rs->flags & RSEQ_CS_FLAG_SLICE_EXT_AVAILABLE);
 	EXPECT_TRUE(rs->flags & RSEQ_CS_FLAG_SLICE_EXT_ENABLED);
-	EXPECT_EQ(-EINVAL, knob_set("slice_ext_mainline_rules", "7.2"));
+	EXPECT_EQ(-EINVAL, knob_set("rseq_rules", "7.2"));
 	knob_restore(&k);
 }
 
@@ -200,17 +257,17 @@ TEST(rseq_legacy_area_untouched_under_7_1)
 
 	if (cmdline_has("rseq_slice_ext=0"))
 		SKIP(return, "disabled at boot");
-	knob_save(&k, "slice_ext_mainline_rules");
+	knob_save(&k, "rseq_rules");
 	ASSERT_EQ(0, rseq_unregister_glibc());
 
-	ASSERT_EQ(0, knob_set("slice_ext_mainline_rules", "7.1"));
+	ASSERT_EQ(0, knob_set("rseq_rules", "7.1"));
 	memset(&small, 0, sizeof(small));
 	small.slice_ctrl.all = 0xdeadbeef;
 	ASSERT_EQ(0, syscall(__NR_rseq, &small, 32, 0, RSEQ_SIG));
 	EXPECT_EQ(0xdeadbeef, small.slice_ctrl.all);
 	ASSERT_EQ(0, syscall(__NR_rseq, &small, 32, RSEQ_FLAG_UNREGISTER, RSEQ_SIG));
 
-	ASSERT_EQ(0, knob_set("slice_ext_mainline_rules", "7.0"));
+	ASSERT_EQ(0, knob_set("rseq_rules", "7.0"));
 	small.slice_ctrl.all = 0xdeadbeef;
 	ASSERT_EQ(0, syscall(__NR_rseq, &small, 32, 0, RSEQ_SIG));
 	EXPECT_EQ(0, small.slice_ctrl.all);
@@ -406,9 +463,9 @@ TEST(mainline_rules_7_1_read_only_fields)
 {
 	struct knob_saved k;
 
-	knob_save(&k, "slice_ext_mainline_rules");
+	knob_save(&k, "rseq_rules");
 	EXPECT_EQ(128 + SIGSEGV, in_child(ro_write_child));
-	ASSERT_EQ(0, knob_set("slice_ext_mainline_rules", "7.0"));
+	ASSERT_EQ(0, knob_set("rseq_rules", "7.0"));
 	EXPECT_EQ(0, in_child(ro_write_child));
 	knob_restore(&k);
 }

@@ -74,7 +74,7 @@ static void count(enum op op)
 static const char *const abi_knob_values[] = { "none", "rseq-cr", "task-shared", "mainline", "bogus" };
 static const char *const knob_names[] = {
 	"slice_ext_abi", "slice_ext_grant", "slice_ext_nsec", "slice_ext_rt_policy",
-	"slice_ext_mainline_rules",
+	"rseq_rules",
 };
 
 static void op_knob(uint64_t *s)
