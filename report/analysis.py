@@ -12,6 +12,17 @@ baseline's), summarised three ways:
     ratios are above 1 (a sign count).
 Changes are fractions here (0.44 is +44%); the report formats them.
 
+The guest boot is a level of the analysis (issue 24): when an arm's runs
+come from two or more boots, the variance of its mean is that of a one-way
+random-effects model, runs within boots: s_between^2 * sum(n_b^2) / N^2 +
+s_within^2 / N, the components from the ANOVA mean squares (the between
+component truncated at 0), with Satterthwaite's degrees of freedom. With
+equal runs per boot and a positive between component that is MS_between /
+N on B - 1 degrees of freedom: the boots' means are the units. With the
+between component at 0 it is the runs' s^2 / N on N - 1, as for runs of
+one boot; with one run per boot every run is its own unit. Welch's p and
+Fieller's interval then take these variances and degrees of freedom.
+
 Verdicts come from simultaneous intervals: a table's (or the claims
 table's) m comparisons each get the interval at level 1 - 0.05 / m
 (Bonferroni), so that all of them hold their true change at once with
@@ -22,7 +33,6 @@ of the rate ratio, not a ratio of means.
 """
 
 import math
-import warnings
 
 import numpy as np
 from scipy import stats
@@ -38,53 +48,110 @@ def simultaneous_level(m):
     return 1 - (1 - LEVEL) / max(1, m)
 
 
-def summary(xs):
-    """n, mean, sd, median, and the t-based 95% CI of the mean (None below 2 runs)."""
+def boot_components(xs, boots):
+    """The one-way random-effects view of runs xs from guest boots (labels,
+    one per run): {"boots", "se2" (the variance of the mean), "df",
+    "between" (the between-boot share of the variance, None when it cannot
+    be told)}. See the module's comment."""
+    a = np.asarray(xs, dtype=float)
+    n = len(a)
+    groups = {}
+    for x, b in zip(a, boots):
+        groups.setdefault(b, []).append(x)
+    k = len(groups)
+    sd2 = float(a.var(ddof=1))
+    out = {"boots": k, "se2": sd2 / n, "df": float(n - 1), "between": None}
+    if k < 2 or n == k:
+        # One boot (the runs are its units), or one run per boot (each run
+        # is its own unit: the boots' spread is in its variance whole).
+        return out
+    ns = np.array([len(g) for g in groups.values()], dtype=float)
+    means = np.array([np.mean(g) for g in groups.values()])
+    dfw, dfb = n - k, k - 1
+    msw = sum(float(((np.asarray(g) - np.mean(g)) ** 2).sum()) for g in groups.values()) / dfw
+    msb = float((ns * (means - a.mean()) ** 2).sum()) / dfb
+    n0 = (n - (ns * ns).sum() / n) / dfb
+    sb2 = (msb - msw) / n0
+    if sb2 <= 0:
+        # No spread between boots beyond what the runs within them show:
+        # the runs are the units.
+        out["between"] = 0.0
+        return out
+    c = float((ns * ns).sum()) / (n * n)
+    # The variance as a combination of the mean squares, for Satterthwaite.
+    ab, aw = c / n0, 1 / n - c / n0
+    se2 = ab * msb + aw * msw
+    den = (ab * msb) ** 2 / dfb + (aw * msw) ** 2 / dfw
+    out.update(se2=se2, df=se2 * se2 / den if den > 0 else float(dfb), between=sb2 / (sb2 + msw))
+    return out
+
+
+def summary(xs, boots=None):
+    """n, mean, sd, median, and the t-based 95% CI of the mean (None below 2
+    runs); se2 and df, the mean's variance and its degrees of freedom (with
+    boots, one label per run, from the random-effects model), and boots and
+    between (how many boots; the between-boot share of the variance)."""
     a = np.asarray(xs, dtype=float)
     n = len(a)
     out = {"n": n, "mean": float(a.mean()) if n else None,
            "median": float(np.median(a)) if n else None,
            "sd": None, "ci": None, "min": float(a.min()) if n else None,
-           "max": float(a.max()) if n else None}
+           "max": float(a.max()) if n else None, "se2": None, "df": None,
+           "boots": None, "between": None}
+    if boots is not None and n and all(b is not None for b in boots):
+        out["boots"] = len(set(boots))
     if n >= 2:
         out["sd"] = float(a.std(ddof=1))
-        se = out["sd"] / math.sqrt(n)
+        out["se2"], out["df"] = out["sd"] ** 2 / n, float(n - 1)
+        if out["boots"]:
+            out.update(boot_components(a, boots))
+        se = math.sqrt(out["se2"])
         if se > 0:
-            out["ci"] = tuple(float(v) for v in stats.t.interval(LEVEL, n - 1, loc=out["mean"], scale=se))
+            out["ci"] = tuple(float(v) for v in stats.t.interval(LEVEL, out["df"], loc=out["mean"], scale=se))
         else:
             out["ci"] = (out["mean"], out["mean"])
     return out
 
 
-def welch_df(va, vb, na, nb):
-    """Welch-Satterthwaite degrees of freedom from the squared standard errors."""
-    den = (va * va) / (na - 1) + (vb * vb) / (nb - 1)
-    return (va + vb) ** 2 / den if den > 0 else float(na + nb - 2)
+def welch_df(va, vb, dfa, dfb):
+    """Welch-Satterthwaite degrees of freedom from the squared standard
+    errors and their degrees of freedom (n - 1 for plain runs)."""
+    den = (va * va) / dfa + (vb * vb) / dfb
+    return (va + vb) ** 2 / den if den > 0 else float(dfa + dfb)
 
 
-def welch_p(a, b):
-    """Welch's two-sided p for mean(b) != mean(a); 1 when both are constant and equal."""
-    a = np.asarray(a, dtype=float)
-    b = np.asarray(b, dtype=float)
-    if len(a) < 2 or len(b) < 2:
+def welch_p(sa, sb):
+    """Welch's two-sided p for mean(b) != mean(a), from two summaries (their
+    means' variances and degrees of freedom); 1 when both are constant and
+    equal."""
+    if sa["n"] < 2 or sb["n"] < 2:
         return None
-    if a.std() == 0 and b.std() == 0:
-        return 1.0 if a.mean() == b.mean() else 0.0
-    # Runs that agree to the last digits (the precise testbed's wait
-    # percentiles at the histogram's floor) make scipy warn of precision
-    # loss in its moments; the verdicts come from the CIs, not from p.
-    with warnings.catch_warnings():
-        warnings.filterwarnings("ignore", "Precision loss occurred", RuntimeWarning)
-        return float(stats.ttest_ind(b, a, equal_var=False).pvalue)
+    va, vb = sa["se2"], sb["se2"]
+    if va == 0 and vb == 0:
+        return 1.0 if sa["mean"] == sb["mean"] else 0.0
+    t = (sb["mean"] - sa["mean"]) / math.sqrt(va + vb)
+    return float(2 * stats.t.sf(abs(t), welch_df(va, vb, sa["df"], sb["df"])))
+
+
+def fieller_s(sa, sb, level=LEVEL):
+    """The CI of mean(b) / mean(a) at level from two summaries (independent
+    samples, Welch-Satterthwaite df): (lo, hi), or None when unbounded."""
+    return fieller_v(sa["mean"], sa["se2"], sa["df"], sb["mean"], sb["se2"], sb["df"], level)
 
 
 def fieller(ma, sa, na, mb, sb, nb, level=LEVEL):
-    """The CI of mb / ma at level (independent samples, Welch's df): (lo, hi), or None when unbounded."""
-    va, vb = sa * sa / na, sb * sb / nb
+    """The CI of mb / ma at level from means, sds and runs (independent
+    runs, Welch's df): (lo, hi), or None when unbounded."""
+    return fieller_v(ma, sa * sa / na, na - 1, mb, sb * sb / nb, nb - 1, level)
+
+
+def fieller_v(ma, va, dfa, mb, vb, dfb, level=LEVEL):
+    """Fieller's CI of mb / ma from the means' variances va, vb and their
+    degrees of freedom."""
     if va == 0 and vb == 0:
         r = mb / ma
         return (r, r)
-    t = stats.t.ppf(0.5 + level / 2, welch_df(va, vb, na, nb))
+    t = stats.t.ppf(0.5 + level / 2, welch_df(va, vb, dfa, dfb))
     qa = ma * ma - t * t * va
     if qa <= 0:
         return None
@@ -97,30 +164,34 @@ def fieller(ma, sa, na, mb, sb, nb, level=LEVEL):
     return ((-qb - root) / (2 * qa), (-qb + root) / (2 * qa))
 
 
-def compare(a, b):
-    """Arm b against baseline a (lists of run values): the change of the means with its CI and p."""
-    sa, sb = summary(a), summary(b)
+def compare(a, b, boots_a=None, boots_b=None):
+    """Arm b against baseline a (lists of run values; with the boot of each
+    run, the boot as a random effect): the change of the means with its CI
+    and p."""
+    sa, sb = summary(a, boots_a), summary(b, boots_b)
     out = {"base": sa, "arm": sb, "change": None, "ci": None, "p": None, "halfwidth": None}
     if sa["n"] == 0 or sb["n"] == 0 or sa["mean"] == 0:
         return out
     out["change"] = sb["mean"] / sa["mean"] - 1
     if sa["n"] >= 2 and sb["n"] >= 2:
-        ci = fieller(sa["mean"], sa["sd"], sa["n"], sb["mean"], sb["sd"], sb["n"])
+        ci = fieller_s(sa, sb)
         out["ci"] = None if ci is None else (ci[0] - 1, ci[1] - 1)
         out["unbounded"] = ci is None
-        out["p"] = welch_p(a, b)
+        out["p"] = welch_p(sa, sb)
         out["halfwidth"] = resolvable(sa, sb)
     return out
 
 
-def poisson(a, b, level=LEVEL):
+def poisson(a, b, level=LEVEL, boots_a=None, boots_b=None):
     """Counts per run, arm b against baseline a, as Poisson rates with the
     same exposure per run: the rate ratio - 1, its exact (Clopper-Pearson,
     conditional on the total) interval at level, and the exact two-sided
-    p. The interval is None when neither side saw an event."""
+    p. The interval is None when neither side saw an event. The boots
+    (labels per run) are counted for the report, not modelled: the
+    Poisson model has no term for a boot."""
     ka, kb = int(round(sum(a))), int(round(sum(b)))
     na, nb = len(a), len(b)
-    out = {"base": summary(a), "arm": summary(b), "change": None, "ci": None, "p": None,
+    out = {"base": summary(a, boots_a), "arm": summary(b, boots_b), "change": None, "ci": None, "p": None,
            "halfwidth": None, "count": True, "events": (ka, kb)}
     if na == 0 or nb == 0:
         return out
@@ -153,7 +224,7 @@ def at_level(cm, level):
     sa, sb = cm["base"], cm["arm"]
     if sa["n"] < 2 or sb["n"] < 2 or not sa["mean"]:
         return None
-    ci = fieller(sa["mean"], sa["sd"], sa["n"], sb["mean"], sb["sd"], sb["n"], level)
+    ci = fieller_s(sa, sb, level)
     return None if ci is None else (ci[0] - 1, ci[1] - 1)
 
 
@@ -165,13 +236,13 @@ def too_few(cm):
 def resolvable(sa, sb, n=None):
     """The smallest relative change the comparison could tell from none at this spread:
     the half-width of the change's CI when the means are equal (with n runs each if given)."""
-    na = nb = n
-    if n is None:
-        na, nb = sa["n"], sb["n"]
-    va, vb = sa["sd"] ** 2 / na, sb["sd"] ** 2 / nb
     if sa["mean"] == 0:
         return None
-    t = stats.t.ppf(0.5 + LEVEL / 2, welch_df(va, vb, na, nb))
+    if n is None:
+        va, vb, dfa, dfb = sa["se2"], sb["se2"], sa["df"], sb["df"]
+    else:
+        va, vb, dfa, dfb = sa["sd"] ** 2 / n, sb["sd"] ** 2 / n, n - 1, n - 1
+    t = stats.t.ppf(0.5 + LEVEL / 2, welch_df(va, vb, dfa, dfb))
     return t * math.sqrt(va + vb) / abs(sa["mean"])
 
 

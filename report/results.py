@@ -145,7 +145,7 @@ def load_plan(d, env):
         rows.append(row)
     # Plans before the work_in_ns column ran every main point at 5 us.
     meta.setdefault("main_work_in_ns", "5000")
-    for k in ("main_clients", "main_hogs", "main_work_in_ns"):
+    for k in ("main_clients", "main_hogs", "main_work_in_ns", "boots"):
         if k in meta:
             if not meta[k].isdigit():
                 raise ReportError(f"{rel(path)}: '# {k}:' is not a count: '{meta[k]}'")
@@ -261,6 +261,13 @@ class Run:
         self.path = os.path.join(d, "raw", self.id + ".json")
         self.data = None
         self.failed = None
+        # The guest boot that ran it (sweep-runner's raw/ID.boot: the
+        # kernel's boot_id); None in folders from before it was recorded.
+        self.boot = None
+        boot = os.path.join(d, "raw", self.id + ".boot")
+        if os.path.isfile(boot):
+            with open(boot) as f:
+                self.boot = f.readline().strip() or None
         failed = os.path.join(d, "raw", self.id + ".failed")
         if os.path.isfile(self.path):
             try:

@@ -77,6 +77,29 @@ def comparison_verdict(cm, level, direction):
     return cell, f"**{an.direction_verdict(sim, direction)}**"
 
 
+def boots_note(cm):
+    """How many guest boots each side's runs came from, and the share of
+    their variance between boots (the random-effects model's)."""
+    sa, sb = cm["base"], cm["arm"]
+    if sa["boots"] is None or sb["boots"] is None:
+        return "boots not recorded"
+    out = f"{sa['boots']}, {sb['boots']} boots"
+    if not cm.get("count") and (sa["between"] is not None or sb["between"] is not None):
+        out += "; between boots " + ", ".join("-" if s["between"] is None else f"{100 * s['between']:.0f}%"
+                                             for s in (sa, sb))
+    return out
+
+
+def one_boot(cm):
+    """Why a comparison is not replicated across boots (None: it is)."""
+    sa, sb = cm["base"], cm["arm"]
+    if sa["boots"] is None or sb["boots"] is None:
+        return "the boots were not recorded, so the interval cannot hold the spread between boots"
+    if min(sa["boots"], sb["boots"]) < 2:
+        return "one boot on a side, so the interval does not hold the spread between boots"
+    return None
+
+
 def claim_verdict(pending, level):
     """A measured claim row's simultaneous-interval cell and verdict cell."""
     cmp_, claimed, c = pending["cmp"], pending["claimed"], pending["c"]
@@ -88,14 +111,21 @@ def claim_verdict(pending, level):
     else:
         v = an.verdict(sim, claimed)
     if v == an.INCONCLUSIVE:
-        n = None if cmp_.get("count") else an.repeats_needed(cmp_["base"], cmp_["arm"], claimed,
-                                                              level=level)
+        # With a spread between boots, more runs in the same boots do not
+        # narrow the interval: more boots do. Their number, from the boots'
+        # means (equal runs per boot).
+        unit = "boots" if any(s["between"] for s in (cmp_["base"], cmp_["arm"])) else "runs"
+        sa, sb = cmp_["base"], cmp_["arm"]
+        if unit == "boots":
+            sa = dict(sa, sd=(sa["se2"] * sa["boots"]) ** 0.5)
+            sb = dict(sb, sd=(sb["se2"] * sb["boots"]) ** 0.5)
+        n = None if cmp_.get("count") else an.repeats_needed(sa, sb, claimed, level=level)
         if cmp_.get("count"):
             why = ": the interval holds both 0 and the claim"
         elif n is None:
             why = ": fewer than 2 runs on a side, so no interval and no estimate of the runs needed"
         elif n <= 1000:
-            why = (f": the simultaneous CI holds both 0 and the claim; about {n} runs per arm at this spread "
+            why = (f": the simultaneous CI holds both 0 and the claim; about {n} {unit} per arm at this spread "
                    "would narrow it below the claimed change")
         else:
             why = (": the simultaneous CI holds both 0 and the claim, and more than 1000 runs per arm would be "
@@ -104,6 +134,9 @@ def claim_verdict(pending, level):
     # not_comparable says why): its numbers are shown, never its verdict.
     if c.get("not_comparable"):
         v, why = an.NOT_COMPARABLE, f": {c['not_comparable']}"
+    # A headline comparison needs two boots a side (issue 24).
+    if one_boot(cmp_) and v != an.NOT_COMPARABLE:
+        why += f"; not replicated: {one_boot(cmp_)}"
     # What the measuring point could not test, said beside the verdict.
     if c.get("note"):
         why += f". {c['note']}"
@@ -137,7 +170,7 @@ def claim_row(rep, c, cid, claimed, m, tb, rows, ps):
     # The verdict waits for the family's size (claims()).
     rows.append([head, pct(claimed),
                  f"{mean_sd(cmp_['base'], m.decimals)} → {mean_sd(cmp_['arm'], m.decimals)} {m.unit} "
-                 f"({len(base)}, {len(arm)} runs)",
+                 f"({len(base)}, {len(arm)} runs; {boots_note(cmp_)})",
                  f"{pct(cmp_['change'])} {ci_pct(cmp_['ci'])}", None,
                  f"{pct(pr['change'])} {ci_pct(pr['ci']) if pr['n'] >= 2 else ''}; {pr['above']} of {pr['n']} above 1",
                  None, {"cmp": cmp_, "claimed": claimed, "c": c}])
@@ -264,7 +297,7 @@ class Comparison:
             label = arm_label(runs[0].row, set(self.arm_cols))
             short = f" (**{len(done)} of {len(runs)} runs**)" if len(done) < len(runs) else ""
             vals = rep.values(done, prim)
-            s = an.summary(vals)
+            s = an.summary(vals, rep.boots(done))
             for r in done:
                 rep.section_runs.setdefault(self.cid, {})[r.id] = (prim, prim.value(r))
             cells = pcells + [label, f"{len(done)}{short}", mean_sd(s, prim.decimals)]

@@ -17,16 +17,26 @@ while IFS=$'\t' read -r case args; do
 	--quick*|--smoke*) got=$("$ra" --dry-run --name plan-fixture $args 2>&1) ;;
 	*) got=$("$ra" --dry-run --name plan-fixture --experiments "$fx/before.toml" $args 2>&1) ;;
 	esac
-	is "the $case plan ($args) is the bash planner's, row for row" "$got" "$(cat "$fx/$case.tsv")"
+	is "the $case plan ($args) is the bash planner's, row for row" "$(grep -v '^# boots: ' <<<"$got")" "$(cat "$fx/$case.tsv")"
 done <"$fx/cases"
-# The intended change: swingbench-lite's spin-ext with rseq-cr and
-# task-shared on the parallel testbed, 4 repeats each; nothing else.
+# The intended changes: swingbench-lite's spin-ext with rseq-cr and
+# task-shared on the parallel testbed, 4 repeats each; repeats 3 and 4 of
+# every precise sweep point (issue 24); nothing else.
 new=$("$ra" --dry-run --seed 5 --name plan-test-$$ | grep -v '^#' | tail -n +2 | cut -f1,2,4- | sort)
 old=$(grep -v '^#' "$fx/default.tsv" | tail -n +2 | cut -f1,2,4- | sort)
-is "the default plan: the bash planner's runs and 8 more" "$(comm -13 <(echo "$old") <(echo "$new") | wc -l) $(comm -23 <(echo "$old") <(echo "$new") | wc -l)" "8 0"
+added=$(comm -13 <(echo "$old") <(echo "$new") | cut -f1)
+precise1=$(echo "$old" | cut -f1 | grep -c -- '-precise-r2$')
+is "the default plan: the bash planner's runs, 8 more on the parallel testbed, repeats 3 and 4 of the $precise1 precise points" \
+	"$(grep -vc -- '-precise-r[34]$' <<<"$added") $(grep -c -- '-precise-r3$' <<<"$added") $(grep -c -- '-precise-r4$' <<<"$added") $(comm -23 <(echo "$old") <(echo "$new") | wc -l)" "8 $precise1 $precise1 0"
 is "... the swingbench-lite arms Oracle's claims name" \
-	"$(comm -13 <(echo "$old") <(echo "$new") | cut -f1 | sed 's/-r[0-9]*$//' | sort -u | tr '\n' ' ')" \
+	"$(grep -v -- '-precise-r[34]$' <<<"$added" | sed 's/-r[0-9]*$//' | sort -u | tr '\n' ' ')" \
 	"sbl-spin-ext-rseq-cr sbl-spin-ext-task-shared "
+is "the plan records the boots: 2 by default" "$("$ra" --dry-run --seed 5 --name plan-test-$$ | grep '^# boots: ')" "# boots: 2"
+is "... --boots 3" "$("$ra" --dry-run --seed 5 --boots 3 --name plan-test-$$ | grep '^# boots: ')" "# boots: 3"
+got=$("$ra" --dry-run --seed 5 --boots 0 --name plan-test-$$ 2>&1)
+is "--boots 0: exit 2" "$?" 2
+like "... saying why" "$got" 'boots'
+
 
 p=$("$ra" --dry-run --seed 5 --name plan-test-$$)
 is "run-all --dry-run exits 0" "$?" 0
@@ -69,15 +79,15 @@ is "unused-cost: fresh boots, stock and patched alternating, which boots first r
 q=$("$ra" --dry-run --seed 1 --name plan-test-$$ --ext-us 20 --abis mainline,rseq-cr --benchmarks locktable)
 is "--ext-us 20: lock-table rows at 20 us on the precise testbed, a grant trace on both" \
 	"$(rows "$q" | awk -F'\t' '$10 == 20000 { print $4 "/" $5 }' | sort | uniq -c | awk '{ print $1, $2 }' | tr '\n' ' ')" \
-	"1 grant-trace/parallel 1 grant-trace/precise 2 locktable/precise "
+	"1 grant-trace/parallel 1 grant-trace/precise 4 locktable/precise "
 is "--abis without off: no grant-0 row but the alternatives (no kernel change)" "$(rows "$q" | awk -F"\t" '$9 == 0 && $1 !~ /-alt-/' | wc -l)" 0
 is "--benchmarks locktable: only locktable, its grant traces and the timer check" "$(rows "$q" | cut -f4 | sort -u | tr '\n' ' ')" \
 	"grant-trace locktable sleep-overshoot "
 
 # The testbeds.
 is "both testbeds by default" "$(rows "$p" | cut -f5 | sort -u | tr '\n' ' ')" "parallel precise "
-is "the precise testbed: the main point's arms, 2 repeats each" \
-	"$(rows "$p" | awk -F'\t' '$5 == "precise" && $1 ~ /^lt-c300-h400-[a-z-]+-50us-precise-r/ { n++ } END { print n }')" 8
+is "the precise testbed: the main point's arms, 4 repeats each" \
+	"$(rows "$p" | awk -F'\t' '$5 == "precise" && $1 ~ /^lt-c300-h400-[a-z-]+-50us-precise-r/ { n++ } END { print n }')" 16
 is "... cyclictest off and under both RT policies" \
 	"$(rows "$p" | awk -F'\t' '$4 == "cyclictest" && $2 == 1 { print ($9 == 0 ? "off" : $11) }' | sort | tr '\n' ' ')" "bounded never-delay-rt off "
 q=$("$ra" --dry-run --seed 1 --name plan-test-$$ --testbeds parallel)

@@ -1,5 +1,6 @@
 #!/bin/bash
-# ./run-all --smoke end to end: the plan, one boot running every point,
+# ./run-all --smoke end to end: the plan, two parallel boots sharing the
+# repeats (--boots 2), one precise boot,
 # raw JSON per run, the report with every section, and resuming (a second
 # run with the same name runs nothing). The numbers of a smoke sweep mean
 # nothing; the pipeline is what is tested.
@@ -56,6 +57,13 @@ like "... and says which testbed answers what" "$report" 'Which testbed answers 
 ok "the parallel testbed's runs are not on the precise clock" bash -c \
 	"! jq -e '.header.kernel_cmdline | test(\"slicebench.clock\")' '$results/raw/lt-c20-h20-mainline-50us-r1.json' >/dev/null"
 ok "the grant traces were recorded" bash -c "grep -q 'slice_ext_yield\|slice_ext_expire' '$results'/raw/gt-*.trace"
+# --boots 2 (the default): repeat 1 in the parallel testbed's first boot,
+# repeat 2 in its second; every run records its boot.
+is "every run recorded its boot" "$(ls "$results"/raw/*.boot 2>/dev/null | wc -l)" "$planned"
+is "the parallel testbed ran in two boots, one per repeat" \
+	"$(cat "$results"/raw/lt-c20-h20-off-50us-r1.boot "$results"/raw/lt-c20-h20-mainline-50us-r1.boot | sort -u | wc -l) $(cat "$results"/raw/lt-c20-h20-off-50us-r[12].boot | sort -u | wc -l)" "1 2"
+ok "... logged as vm-1 and vm-2" test -d "$results/vm-1" -a -d "$results/vm-2"
+like "the report counts the boots per testbed" "$report" 'the boots that ran the sweep: on the parallel testbed \(multi-threaded TCG\) 2; on the precise testbed \(1 vCPU, icount\) 1\.'
 
 out=$("$top/run-all" --smoke --name "$name" --report "$tmp/REPORT.md" 2>&1)
 is "running it again exits 0" "$?" 0

@@ -3,8 +3,9 @@
 # finishes is killed at its own limit (with what it started), recorded as
 # failed with the reason, and the sweep goes on; a row without a limit, or
 # with a bench no adapter knows, fails alone; fresh-boot rows are left to
-# their own boots; the grant-trace adapter leaves the tracepoints' output.
-# One boot.
+# their own boots; the grant-trace adapter leaves the tracepoints' output;
+# --boot K/N runs its share of the repeats and each run records its boot.
+# Three boots.
 . "$(dirname "$0")/lib.sh"
 
 tmp=$(mktemp -d)
@@ -46,21 +47,35 @@ like "the summary counts the failures" "$out" '5 point\(s\) run now, 3 of them f
 like "a missing plan: exit 2" "$out" 'missing plan exit 2'
 [ $_t_failed = 0 ] || diag "$out"
 
-# Two runners sharing one queue (--claim, as run-all's precise guests do):
-# every row runs once, in whichever runner claims it first.
+# Two boots (--boot K/N, as run-all spreads each point's repeats): boot 1
+# of 2 runs repeats 1 and 3, boot 2 repeat 2, and each run records the
+# boot that ran it (raw/ID.boot, the kernel's boot_id).
 mkdir -p "$tmp/q"
 {
 	echo "# slicebench plan"
 	row id repeat order bench testbed kernel boot abi grant ext_ns rt_policy clients hogs hog_policy work_in_ns lock mutex profile extend_waiting limit_s argv
-	for i in 1 2 3 4 5 6; do
-		row "lc$i-r1" 1 "$i" lock-cost parallel patched sweep none 1 - - - - - - - - - - 300 "--pairs 20000 --rounds 3"
+	for r in 1 2 3; do
+		for p in a b; do
+			row "lc$p-r$r" "$r" "$r$p" lock-cost parallel patched sweep none 1 - - - - - - - - - - 300 "--pairs 20000 --rounds 3"
+		done
 	done
 } >"$tmp/q/plan.tsv"
 out=$("$VM_RUN" -q --cpus 2 --timeout 600 --share "$tmp/q" -- sh -c \
-	'sweep-runner --claim /host/claims /host/plan.tsv /host >/host/a.log 2>&1 & a=$!
-	 sweep-runner --claim /host/claims /host/plan.tsv /host >/host/b.log 2>&1; b=$?
-	 wait $a; echo "exits $? $b"' 2>&1)
-like "two runners on one queue both exit 0" "$out" 'exits 0 0'
+	'sweep-runner --boot 1/2 /host/plan.tsv /host >/host/b1.log 2>&1; echo "boot 1 exit $?"
+	 for bad in 0/2 3/2 x 1/0 1/ 2; do sweep-runner --boot $bad /host/plan.tsv /host >/dev/null 2>&1; echo "--boot $bad exit $?"; done' 2>&1)
+like "boot 1 of 2 exits 0" "$out" 'boot 1 exit 0'
+for bad in 0/2 3/2 x 1/0 1/ 2; do
+	like "--boot $bad: exit 2" "$out" "--boot $bad exit 2"
+done
+out2=$("$VM_RUN" -q --cpus 2 --timeout 600 --share "$tmp/q" -- sh -c \
+	'sweep-runner --boot 2/2 /host/plan.tsv /host >/host/b2.log 2>&1; echo "boot 2 exit $?"' 2>&1)
+like "boot 2 of 2 exits 0" "$out2" 'boot 2 exit 0'
+is "boot 1 ran repeats 1 and 3" "$(grep -o '\] lc[ab]-r[0-9]$' "$tmp/q/b1.log" | sort | tr -d '] ' | tr '\n' ' ')" "lca-r1 lca-r3 lcb-r1 lcb-r3 "
+is "boot 2 ran repeat 2" "$(grep -o '\] lc[ab]-r[0-9]$' "$tmp/q/b2.log" | sort | tr -d '] ' | tr '\n' ' ')" "lca-r2 lcb-r2 "
 is "... every row has its result" "$(ls "$tmp/q/raw/"*.json 2>/dev/null | wc -l)" 6
-is "... and ran once: six runs between the two" "$(cat "$tmp/q/a.log" "$tmp/q/b.log" | grep -c '^\[point .*\] lc[0-9]-r1$')" 6
+is "each run records its boot: two boot_ids in all" "$(cat "$tmp/q/raw/"*.boot | sort -u | wc -l)" 2
+is "... one for repeats 1 and 3" "$(cat "$tmp/q/raw/"*-r1.boot "$tmp/q/raw/"*-r3.boot | sort -u | wc -l)" 1
+ok "... another for repeat 2" bash -c "! grep -qxf '$tmp/q/raw/lca-r1.boot' '$tmp/q/raw/lca-r2.boot'"
+like "... a boot_id" "$(cat "$tmp/q/raw/lca-r1.boot")" '^[0-9a-f-]{36}$'
+[ $_t_failed = 0 ] || diag "$out" "$out2"
 done_testing
