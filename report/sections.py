@@ -386,9 +386,13 @@ class Comparison:
             tot = sum(cm["paired"]["n"] for cm in cmps)
             sig = sum(1 for cm in cmps if cm["p"] is not None and cm["p"] < 0.05)
             holm_sig = sum(1 for h in an.holm([cm["p"] for cm in cmps]) if h is not None and h < 0.05)
-            sent.append(f"Same-repeat ratios arm / baseline: {above} of {tot} above 1 (sign test p "
-                        f"{pval(an.sign_test(above, below))}); {sig} of {len(cmps)} comparisons have p < 0.05, "
-                        f"{holm_sig} after Holm's adjustment.")
+            # No pooled sign test: the arms of a repeat share its baseline
+            # run, so their ratios are not independent (issue 24).
+            nmax = max(cm["paired"]["n"] for cm in cmps)
+            sent.append(f"Same-repeat ratios arm / baseline: {above} of {tot} above 1, {below} below (a count, not "
+                        "a test: the arms of a repeat share its baseline run; one comparison's sign test over "
+                        f"{nmax} ratios cannot reach below p = {pval(an.sign_test(nmax, 0))}); {sig} of {len(cmps)} "
+                        f"comparisons have p < 0.05, {holm_sig} after Holm's adjustment.")
         if sent:
             self.rep.p(" ".join(sent), "")
             key = self.c["bench"] + (f" ({self.tb})" if self.multi else "")

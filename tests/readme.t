@@ -1,0 +1,43 @@
+#!/bin/bash
+# tools/check-readme-numbers: README's "What the reference run shows"
+# against the reports it cites. The README as committed passes; a number
+# changed by hand fails, named with its line; a number marked derived
+# passes; a report the text cites but that does not exist is an error.
+. "$(dirname "$0")/lib.sh"
+chk=$top/tools/check-readme-numbers
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+out=$("$chk" "$top/README.md" 2>&1)
+is "README's numbers are all in the reports it cites (exit 0)" "$?" 0
+[ $_t_failed = 0 ] || diag "$out"
+like "... and it says how many it checked" "$out" 'check-readme-numbers: ([0-9]+) of \1 numbers found'
+
+# A copy beside the reports (they are found relative to the README).
+mkdir -p "$tmp/report"
+cp "$top"/report/*.md "$tmp/report/"
+cp -r "$top/results" "$tmp/" 2>/dev/null
+mkdir -p "$tmp/experiments" && cp "$top"/experiments/*.toml "$tmp/experiments/"
+# The lock table's task-shared change, +143.0%, edited by hand to +145.0%.
+line=$(grep -n 'task-shared +143.0% \[+76.6%, +242.8%\]' "$top/README.md" | head -1 | cut -d: -f1)
+ok "the README states the lock table's task-shared change" test -n "$line"
+sed "${line}s/task-shared +143.0%/task-shared +145.0%/" "$top/README.md" >"$tmp/README.md"
+out=$("$chk" "$tmp/README.md" 2>&1)
+is "a number changed by hand fails (exit 1)" "$?" 1
+like "... naming its line and the number" "$out" "README.md:$line: \\+145\\.0% is in none of report/reference\\.md"
+# The same number, marked as derived, passes.
+sed "${line}s/task-shared +143.0%/task-shared +145.0% <!-- derived: +145.0% (a test) -->/" "$top/README.md" >"$tmp/README.md"
+"$chk" "$tmp/README.md" >/dev/null 2>&1
+is "... and passes when marked derived" "$?" 0
+# A sign is part of the number.
+sed "${line}s/task-shared +143.0%/task-shared -143.0%/" "$top/README.md" >"$tmp/README.md"
+"$chk" "$tmp/README.md" >/dev/null 2>&1
+is "a flipped sign fails" "$?" 1
+# A cited report that does not exist.
+sed "${line}s/task-shared +143.0%/task-shared +143.0% (report\\/nowhere.md)/" "$top/README.md" >"$tmp/README.md"
+out=$("$chk" "$tmp/README.md" 2>&1)
+is "a cited report that does not exist: exit 2" "$?" 2
+like "... naming it" "$out" 'cites report/nowhere.md, which does not exist'
+"$chk" "$tmp/nothing.md" >/dev/null 2>&1
+is "a missing README: exit 2" "$?" 2
+done_testing
