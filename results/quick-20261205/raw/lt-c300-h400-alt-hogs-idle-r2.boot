@@ -1,0 +1,1 @@
+ccebd1ae-f0eb-4c4e-80f3-db5174cc489d
