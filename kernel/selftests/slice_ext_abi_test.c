@@ -126,8 +126,11 @@ static int restart_with_feature_bits_child(void)
 	 * Spin inside a critical section until the alarm aborts it: the
 	 * signal's delivery restarts it at the abort handler (label 4), which
 	 * leaves. The signature precedes the handler, as the kernel checks.
+	 * A preemption aborts it too (another task on this CPU, more likely
+	 * in a guest with few vCPUs): that abort takes the same path, and the
+	 * loop enters the section again until the alarm has come.
 	 */
-	__asm__ __volatile__(
+	do __asm__ __volatile__(
 		"leaq 3f(%%rip), %%rax\n\t"
 		"movq %%rax, %[cs]\n\t"
 		"1:\n\t"
@@ -144,6 +147,7 @@ static int restart_with_feature_bits_child(void)
 		"movq $0, %[cs]\n\t"
 		: [cs] "=m" (rs->rseq_cs)
 		: : "rax", "memory");
+	while (!restart_alarms);
 	return restart_alarms == 1 ? 0 : 3;
 }
 
