@@ -14,7 +14,18 @@ out=$("$VM_RUN" -q --clock precise --timeout 900 --share "$tmp" -- sh -c '
 	nproc
 	sleep-overshoot --count 500 --sleep-us 50 --json /host/so.json >/dev/null &&
 	sysctl -q -w kernel.slice_ext_abi=mainline kernel.slice_ext_grant=1 kernel.slice_ext_nsec=50000 &&
-	locktable --abi mainline --clients 20 --hogs 20 --duration 1 --warmup 1 --interval 0 --json /host/lt.json >/dev/null' 2>&1)
+	locktable --abi mainline --clients 20 --hogs 20 --duration 1 --warmup 1 --interval 0 --json /host/lt.json \
+		--ready-file /tmp/lt.ready >/dev/null || exit 1
+	[ -e /tmp/lt.ready ] && echo "ready file created"
+	{ sleep 0.2; echo window >>/tmp/order; touch /tmp/go; } &
+	rt-after --after /tmp/go 1 0 sh -c "echo probe >>/tmp/order"; wait
+	echo "order: $(tr "\n" " " </tmp/order)"
+	sleep 0.1 & rt-after --after /tmp/never --pid $! 1 0 true; echo "rt-after, its file never made: exit $?"
+	latency-probe --duration 1 --delay 0 --after /tmp/lp.ready -- locktable --clients 2 --hogs 0 \
+		--duration 2 --warmup 0 --interval 0 --ready-file /tmp/lp.ready >/dev/null 2>&1
+	echo "latency-probe after the window: exit $?"
+	latency-probe --duration 1 --delay 0 --after /tmp/never -- true 2>/dev/null
+	echo "latency-probe, its file never made: exit $?"' 2>&1)
 rc=$?
 is "a precise boot runs its command (vm-run exit $rc)" "$rc" 0
 [ $rc = 0 ] || diag "$out"
@@ -28,6 +39,16 @@ like "the guest knows its clock (the command line in the JSON header)" \
 ok "a short lock-table run gets grants" jqt '.results.kernel.granted > 0' "$tmp/lt.json"
 ok "... that end by the task's yield" jqt '.results.kernel.yielded > 0' "$tmp/lt.json"
 ok "... and its tables are correct" jqt '.results.correct == true' "$tmp/lt.json"
+# Probes start inside the load's measured window, which the load marks
+# (experiments/latency-window-prediction.md).
+ok "locktable --ready-file creates the file when its window begins" grep -qx "ready file created" <<<"$out"
+ok "rt-after --after waits for the file" grep -qx "order: window probe " <<<"$out"
+ok "... and gives up (exit 1) when the --pid process ends first" \
+	grep -qx "rt-after, its file never made: exit 1" <<<"$out"
+ok "latency-probe --after probes a load that marks its window" \
+	grep -qx "latency-probe after the window: exit 0" <<<"$out"
+ok "... and fails (exit 1) when the load ends without marking it" \
+	grep -qx "latency-probe, its file never made: exit 1" <<<"$out"
 
 # sweep-runner on the precise clock keeps no per-run watchdog (guest time
 # jumps while the guest waits for the host): a row whose 2 s run is past

@@ -24,7 +24,9 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
+#include <libgen.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -79,6 +81,13 @@ static long opt_preempt_threshold_us = 500;
 static unsigned long opt_seed = 1;
 /* Write the results as JSON here. */
 static const char *opt_json;
+/*
+ * Create this file when the measured window begins (after the start gate,
+ * which wakes every thread in one system call, and the warmup): a probe
+ * run beside the load (cyclictest, latency-probe) waits for it, so that
+ * it measures the load, not the load's start.
+ */
+static const char *opt_ready_file;
 
 #define PROG "locktable"
 #define CACHELINE 64
@@ -324,6 +333,8 @@ static void usage(FILE *f)
 		"                           preempted (default: %ld)\n"
 		"  -S, --seed N             random seed (default: %lu)\n"
 		"  -j, --json FILE          also write the results as JSON\n"
+		"      --ready-file FILE    create FILE when the measured window begins\n"
+		"                           (FILE must not exist; default: none)\n"
 		"  -h, --help               this text\n",
 		opt_clients, opt_hogs, opt_tables, opt_rows, opt_work_in_us, opt_work_out_us,
 		opt_skew, opt_duration, opt_warmup, opt_interval, opt_spin_us, opt_preempt_threshold_us,
@@ -351,6 +362,7 @@ static void parse_options(int argc, char **argv)
 		{ "preempt-threshold", required_argument, NULL, 'P' },
 		{ "seed", required_argument, NULL, 'S' },
 		{ "json", required_argument, NULL, 'j' },
+		{ "ready-file", required_argument, NULL, 'r' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -396,6 +408,23 @@ static void parse_options(int argc, char **argv)
 			opt_seed = bench_parse_long(PROG, "seed", optarg, 0, __LONG_MAX__);
 			break;
 		case 'j': opt_json = optarg; break;
+		case 'r':
+			/* A file left from an earlier run would start a probe too early. */
+			if (!access(optarg, F_OK)) {
+				fprintf(stderr, PROG ": --ready-file: %s exists already\n", optarg);
+				exit(2);
+			} else {
+				char *dir = strdup(optarg);
+
+				if (!dir || access(dirname(dir), W_OK)) {
+					fprintf(stderr, PROG ": --ready-file: cannot create %s: %s\n",
+						optarg, strerror(dir ? errno : ENOMEM));
+					exit(2);
+				}
+				free(dir);
+			}
+			opt_ready_file = optarg;
+			break;
 		case 'h': usage(stdout); exit(0);
 		default: usage(stderr); exit(2);
 		}
@@ -527,6 +556,16 @@ int main(int argc, char **argv)
 	last_execs = sum_execs();
 	t_start = bench_now_ns();
 	__atomic_store_n(&phase, MEASURE, __ATOMIC_RELAXED);
+	if (opt_ready_file) {
+		int fd = open(opt_ready_file, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+
+		if (fd < 0) {
+			fprintf(stderr, PROG ": --ready-file: cannot create %s: %s\n",
+				opt_ready_file, strerror(errno));
+			exit(1);
+		}
+		close(fd);
+	}
 	t_last = 0;
 	iv = xcalloc(opt_interval ? opt_duration / opt_interval + 2 : 1, sizeof(*iv));
 	while (1) {
