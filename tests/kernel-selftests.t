@@ -67,6 +67,26 @@ rc=$?
 tap_from "" <<<"$out"
 for t in "${selftests[@]}" slice_ext_fuzz; do check_ran "$t"; done
 grep '^# slice_ext_fuzz\|^# operations' <<<"$out" | sed 's/^/# /' || true
+
+# Every test that ran is in kernel/selftests/since (the first patch it
+# needs; kernel/check-series --boot runs it from there on): a new test
+# cannot be left out of the per-prefix runs.
+unlisted=$(awk -v since="$top/kernel/selftests/since" '
+	BEGIN {
+		while ((getline line < since) > 0) {
+			sub(/#.*/, "", line)
+			n = split(line, f)
+			for (i = 3; i < n; i += 2) sel[f[2] " " f[i] " " f[i + 1]] = 1
+		}
+	}
+	/^=== / && !/^=== exit/ { bin = $2 }
+	/^(not )?ok [0-9]+ / && bin ~ /^slice_ext_(abi_|sched_)?test$/ {
+		name = ($1 == "not") ? $4 : $3
+		k = split(name, part, ".")
+		if (!((bin " -t " part[k]) in sel) && !(k == 3 && (bin " -v " part[2]) in sel))
+			print bin ":" name
+	}' <<<"$out" | sort -u)
+ok "every selftest that ran is in kernel/selftests/since${unlisted:+ (not: $(echo $unlisted))}" test -z "$unlisted"
 # 0: all passed. 1: a selftest failed (its lines say which). Else: the guest.
 ok "the guest run ended cleanly (vm-run exit $rc)" test "$rc" -le 1
 
