@@ -91,7 +91,7 @@ double bench_parse_double(const char *prog, const char *opt, const char *s, doub
 /* The run's environment, as the guest's /proc shows it. */
 struct bench_env {
 	char release[128];	/* uname -r */
-	char cmdline[1024];	/* /proc/cmdline */
+	char cmdline[2048];	/* /proc/cmdline (x86: at most 2047 bytes) */
 	bool have_knobs;	/* the patched kernel's /proc/sys/kernel/slice_ext_* */
 	char knob_abi[32];	/* kernel.slice_ext_abi */
 	long knob_grant;	/* kernel.slice_ext_grant */
