@@ -93,6 +93,22 @@ $(GUEST_BIN)/swingbench-lite: $(filter-out %/db_pg.c,$(SBL_SRC)) $(SBL_HDR) $(LI
 		$(LIB_SRC) -lsqlite3 -lm 2>&1 | { grep -v -e "Using 'dlopen' in statically linked" \
 		-e 'in function .unixDlOpen.' || true; }; test -x $@
 
+# PostgreSQL with extension-aware spinlocks (bench/postgres/, issue 25):
+# `make postgres` builds the server from Debian's source (cached), pg-run
+# for the host and a guest image that carries both. Not yet part of `all`
+# or `make check`.
+PG_PREFIX := $(BUILD)/postgres/install/opt/slicebench-pg
+$(HOST_BIN)/pg-run: bench/postgres/pg-run.c $(LIB_SRC) $(LIB_HDR) | $(HOST_BIN)
+	$(CC) $(SB_CFLAGS) -I lib -o $@ $< $(LIB_SRC) -lm
+$(GUEST_BIN)/pg-run: bench/postgres/pg-run.c $(LIB_SRC) $(LIB_HDR) | $(GUEST_BIN)
+	$(CC) $(SB_CFLAGS) -I lib -static -o $@ $< $(LIB_SRC) -lm
+.PHONY: postgres postgres-image
+postgres: $(HOST_BIN)/pg-run
+	@bench/postgres/build
+postgres-image: postgres programs $(GUEST_BIN)/pg-run
+	@guest-image/build-initramfs --payload $(BUILD)/guest-payload --postgres $(PG_PREFIX) \
+		-o $(BUILD)/initramfs-postgres.cpio.gz
+
 deps:
 	@tools/install-deps
 
