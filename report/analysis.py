@@ -147,7 +147,11 @@ def fieller(ma, sa, na, mb, sb, nb, level=LEVEL):
 
 def fieller_v(ma, va, dfa, mb, vb, dfb, level=LEVEL):
     """Fieller's CI of mb / ma from the means' variances va, vb and their
-    degrees of freedom."""
+    degrees of freedom. Every metric here is nonnegative (rates, times,
+    counts), so the ratio is too: a bounded interval is intersected with
+    [0, inf) (its lower root falls below 0 when the arm's own mean is not
+    clearly away from 0), which no verdict depends on (0 and every claim
+    lie above a ratio of 0)."""
     if va == 0 and vb == 0:
         r = mb / ma
         return (r, r)
@@ -161,7 +165,7 @@ def fieller_v(ma, va, dfa, mb, vb, dfb, level=LEVEL):
     if disc < 0:
         return None
     root = math.sqrt(disc)
-    return ((-qb - root) / (2 * qa), (-qb + root) / (2 * qa))
+    return (max(0.0, (-qb - root) / (2 * qa)), (-qb + root) / (2 * qa))
 
 
 def compare(a, b, boots_a=None, boots_b=None):

@@ -461,8 +461,8 @@ def matches(row, sel):
 
 def vcpu_wait(d):
     """{run id: (wait share, host CPUs used)}: per run, the share of wall time the host
-    kept a vCPU thread runnable but waiting (summed over the threads, divided by their
-    number), from vm-run --vcpu-stats samples and the runs' end times. A run's interval
+    kept a vCPU thread runnable but waiting (summed over the threads sampled in the run,
+    divided by their number), from vm-run --vcpu-stats samples and the runs' end times. A run's interval
     starts where the previous run ended."""
     ends_p = os.path.join(d, "run-end-times.tsv")
     samp_p = os.path.join(d, "host-vcpu-schedstat.tsv")
@@ -491,7 +491,7 @@ def vcpu_wait(d):
             tids.add(tid)
             if tid in last and t > last[tid][0]:
                 lt, lr, lw = last[tid]
-                deltas.append((t, wait_ns - lw, run_ns - lr, t - lt))
+                deltas.append((t, tid, wait_ns - lw, run_ns - lr, t - lt))
             last[tid] = (t, run_ns, wait_ns)
     if not tids:
         return {}
@@ -500,13 +500,19 @@ def vcpu_wait(d):
     lo = -1.0
     for hi, rid in ends:
         w = r = span = 0.0
-        for t, dw, dr, dt in deltas:
+        live = set()
+        for t, tid, dw, dr, dt in deltas:
             if lo < t <= hi:
                 w += dw
                 r += dr
                 span += dt
+                live.add(tid)
         if span > 0:
-            out[rid] = (w / 1e9 / span, r / 1e9 / (span / len(tids)))
+            # CPUs used: run time over wall time, the wall time being the
+            # threads' summed sampling spans over the threads sampled in
+            # this run (those of its boot: a sweep with several boots has
+            # more threads than any run).
+            out[rid] = (w / 1e9 / span, r / 1e9 / (span / len(live)))
         lo = hi
     return out
 

@@ -409,4 +409,25 @@ out=$("$gen" "$fx/boot1" 2>&1)
 like "one boot: the claim is marked not replicated" "$out" \
 	"Oracle's lock table.*\(3, 3 runs; 1, 1 boots\) .*\*\*consistent with the claim\*\*; not replicated: one boot on a side"
 
+# ---- the host's vCPU threads ------------------------------------------------------
+# Two boots, one after the other, each with two vCPU threads that run half
+# of every second: each run used 1.0 host CPU, whatever the sweep's total
+# number of threads (4 here; counting all four halved the wall time and
+# gave 2.0, default-20261206's "3.18 host CPUs per second" on 2 CPUs).
+mkdir -p "$tmp/vw"
+printf 'r1 10.5\nr2 20.5\n' >"$tmp/vw/run-end-times.tsv"
+{
+	echo "# time_s tid thread run_ns wait_ns"
+	for t in 0 1 2 3 4 5 6 7 8 9 10; do
+		for tid in 1 2; do echo "$t $tid CPU_x/TCG $((t * 500000000)) $((t * 100000000))"; done
+	done
+	for t in 11 12 13 14 15 16 17 18 19 20; do
+		for tid in 3 4; do echo "$t $tid CPU_x/TCG $(((t - 11) * 500000000)) $(((t - 11) * 100000000))"; done
+	done
+} >"$tmp/vw/host-vcpu-schedstat.tsv"
+is "vCPU threads: host CPUs used per run counts only that run's boot's threads, and the wait share" \
+	"$(/usr/bin/python3 -c "import sys; sys.path.insert(0, '$top/report'); import results
+print({k: (round(w, 3), round(c, 3)) for k, (w, c) in sorted(results.vcpu_wait('$tmp/vw').items())})")" \
+	"{'r1': (0.1, 1.0), 'r2': (0.1, 1.0)}"
+
 done_testing

@@ -40,6 +40,9 @@ t = stats.t.ppf(0.975, an.welch_df(va, vb, 2, 2))
 print(abs(sb['mean'] - r * sa['mean']) / math.sqrt(vb + r * r * va) - t)\")\" 0 1e-9 || exit 1
 	done"
 is "Fieller: unbounded when the baseline's mean is not clearly away from 0" "$(py 'an.fieller(1, 10, 3, 5, 1, 3)')" "None"
+# An arm whose mean is not clearly away from 0: the lower root is below 0,
+# and a ratio of nonnegative means is not (issue 24: "-170.5%").
+is "Fieller: a ratio of nonnegative means is not below 0" "$(py 'an.fieller(100, 5, 3, 20, 30, 3)[0]')" "0.0"
 is "Fieller: no spread, the ratio itself" "$(py 'an.fieller(100, 0, 3, 150, 0, 3)')" "(1.5, 1.5)"
 # Paired by repeat: ratios 1.5, 2, 1/2: geometric mean 1.5^(1/3) - 1, 2 of 3 above 1.
 ok "paired: the geometric mean of the ratios" near "$(py 'an.paired([(2, 3), (1, 2), (4, 2)])["change"]')" \
