@@ -44,6 +44,30 @@ ok "locktable's JSON: header, executions, wait percentiles, no grants, correct" 
 		.results.wait.p50_ns <= .results.wait.p99_ns and
 		.results.library.granted == 0 and .results.kernel == null and
 		.results.correct == true' "$tmp/lt.json"
+# The work's speed: measured (--calibrate), given (--units-per-us, or the
+# environment's LOCKTABLE_UNITS_PER_US, which sweep-runner sets once per
+# boot), and refused when it is not a number in range.
+like "locktable --calibrate prints the work's speed" "$("$bin/locktable" --calibrate 2>&1)" '^[0-9]+\.[0-9]$'
+out=$(LOCKTABLE_UNITS_PER_US=250 timeout 120 "$bin/locktable" -c 2 -H 0 -t 2 -d 1 -W 0 -I 0 --abi none \
+	--json "$tmp/lt-units.json" 2>&1)
+like "LOCKTABLE_UNITS_PER_US gives the speed, and the output says so" "$out" '\(250 units/us, given\)'
+ok "... and the JSON" jq_true '.config.units_per_us == 250 and .config.units_per_us_given' "$tmp/lt-units.json"
+out=$(LOCKTABLE_UNITS_PER_US=250 timeout 120 "$bin/locktable" --units-per-us 400 -c 2 -H 0 -t 2 -d 1 -W 0 -I 0 --abi none 2>&1)
+like "--units-per-us wins over the environment" "$out" '\(400 units/us, given\)'
+out=$(timeout 120 "$bin/locktable" -c 2 -H 0 -t 2 -d 1 -W 0 -I 0 --abi none 2>&1)
+like "without either, each run calibrates itself" "$out" 'units/us, calibrated\)'
+for bad in 0 abc 1e9 ""; do
+	out=$(LOCKTABLE_UNITS_PER_US=$bad "$bin/locktable" -d 1 2>&1)
+	rc=$?
+	if [ -z "$bad" ]; then
+		is "LOCKTABLE_UNITS_PER_US empty: refused (exit 2)" "$rc" 2
+	else
+		is "LOCKTABLE_UNITS_PER_US=$bad: refused (exit 2)" "$rc" 2
+	fi
+done
+like "... with a message naming it" "$out" 'LOCKTABLE_UNITS_PER_US'
+out=$("$bin/locktable" --units-per-us 0 -d 1 2>&1)
+is "--units-per-us 0: exit 2" "$?" 2
 out=$(timeout 120 "$bin/locktable" -c 4 -H 0 -t 2 -d 1 -W 0 -I 0 --lock ticket --skew 1.2 \
 	--extend-waiting 2>&1)
 like "locktable with ticket locks, a skewed choice and -w is correct" "$out" 'correctness: ok'

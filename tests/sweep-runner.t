@@ -4,7 +4,9 @@
 # failed with the reason, and the sweep goes on; a row without a limit, or
 # with a bench no adapter knows, fails alone; fresh-boot rows are left to
 # their own boots; the grant-trace adapter leaves the tracepoints' output;
-# --boot K/N runs its share of the repeats and each run records its boot.
+# --boot K/N runs its share of the repeats and each run records its boot;
+# the lock table's work speed is measured once per boot and given to its
+# lock-table runs.
 # Three boots.
 . "$(dirname "$0")/lib.sh"
 
@@ -43,6 +45,12 @@ ok "a fresh-boot row is not run in the sweep's boot" test ! -e "$tmp/share/raw/f
 ok "grant-trace: the locktable JSON" bash -c "jq -e '.results.kernel.granted > 0' '$tmp/share/raw/gt-r1.json' >/dev/null"
 ok "grant-trace: the end tracepoints, one per grant" bash -c \
 	"[ \$(grep -c 'slice_ext_[a-z]*: pid=.*len_ns=50000 ran_ns=' '$tmp/share/raw/gt-r1.trace') -ge \$(jq .results.kernel.granted '$tmp/share/raw/gt-r1.json') ]"
+# The boot's work speed: measured once, given to every lock-table run.
+units=$(printf '%s\n' "$out" | sed -n "s/.*the lock table's work speed in this boot: \([0-9.]*\) units\/us.*/\1/p" | head -1)
+like "the boot's lock-table work speed is measured once, before the runs" "$units" '^[0-9]+\.[0-9]$'
+ok "... and given to the lock-table runs (grant-trace's locktable)" bash -c \
+	"jq -e '.config.units_per_us_given and .config.units_per_us == $units' '$tmp/share/raw/gt-r1.json' >/dev/null"
+ok "... and said in each run's output" grep -q "units/us, given)" "$tmp/share/raw/gt-r1.txt"
 like "the summary counts the failures" "$out" '5 point\(s\) run now, 3 of them failed'
 like "a missing plan: exit 2" "$out" 'missing plan exit 2'
 [ $_t_failed = 0 ] || diag "$out"

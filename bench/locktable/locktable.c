@@ -88,6 +88,17 @@ static const char *opt_json;
  * it measures the load, not the load's start.
  */
 static const char *opt_ready_file;
+/*
+ * The work's speed in work units per microsecond. 0: calibrate at start,
+ * the fastest of 7 back-to-back timings (about 0.5 ms). A run under TCG
+ * can time all 7 while the host has the vCPU off its CPU, and then runs
+ * every critical section short: sweep-runner measures the speed once per
+ * boot with --calibrate and gives it to each run (LOCKTABLE_UNITS_PER_US),
+ * so that every arm in a boot holds its locks for the same work.
+ */
+static double opt_units_per_us;
+/* Print the work's speed (a slower, spread-out calibration) and exit. */
+static int opt_calibrate;
 
 #define PROG "locktable"
 #define CACHELINE 64
@@ -282,18 +293,25 @@ static void *client_main(void *arg)
 	return NULL;
 }
 
-/* Work units per microsecond: the fastest of several timed runs. */
-static double calibrate(void)
+/*
+ * Work units per microsecond: the fastest of TRIALS timed runs, GAP_US
+ * apart. A host preemption or an interrupt only slows a timing down, so
+ * the fastest is the work's own speed; spreading the timings over time
+ * keeps one long host preemption from covering all of them.
+ */
+static double calibrate(int trials, long gap_us)
 {
 	uint64_t rows[256] = { 0 }, rng = 42, units = 20000, best = UINT64_MAX;
 
-	for (int i = 0; i < 7; i++) {
+	for (int i = 0; i < trials; i++) {
 		uint64_t t0 = bench_now_ns(), dt;
 
 		do_work(rows, 256, units, &rng);
 		dt = bench_now_ns() - t0;
 		if (dt < best)
 			best = dt;
+		if (gap_us)
+			usleep(gap_us);
 	}
 	return best ? units * 1000.0 / best : 1;
 }
@@ -335,6 +353,12 @@ static void usage(FILE *f)
 		"  -j, --json FILE          also write the results as JSON\n"
 		"      --ready-file FILE    create FILE when the measured window begins\n"
 		"                           (FILE must not exist; default: none)\n"
+		"      --units-per-us N     the work's speed (work units per us) instead of\n"
+		"                           calibrating at start; default: the environment's\n"
+		"                           LOCKTABLE_UNITS_PER_US, else calibrate (the\n"
+		"                           fastest of 7 timings)\n"
+		"      --calibrate          print the work's speed, the fastest of 50 timings\n"
+		"                           10 ms apart, and exit\n"
 		"  -h, --help               this text\n",
 		opt_clients, opt_hogs, opt_tables, opt_rows, opt_work_in_us, opt_work_out_us,
 		opt_skew, opt_duration, opt_warmup, opt_interval, opt_spin_us, opt_preempt_threshold_us,
@@ -363,6 +387,8 @@ static void parse_options(int argc, char **argv)
 		{ "seed", required_argument, NULL, 'S' },
 		{ "json", required_argument, NULL, 'j' },
 		{ "ready-file", required_argument, NULL, 'r' },
+		{ "units-per-us", required_argument, NULL, 'U' },
+		{ "calibrate", no_argument, NULL, 'C' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -425,6 +451,10 @@ static void parse_options(int argc, char **argv)
 			}
 			opt_ready_file = optarg;
 			break;
+		case 'U':
+			opt_units_per_us = bench_parse_double(PROG, "units-per-us", optarg, 1, 1e6);
+			break;
+		case 'C': opt_calibrate = 1; break;
 		case 'h': usage(stdout); exit(0);
 		default: usage(stderr); exit(2);
 		}
@@ -432,6 +462,18 @@ static void parse_options(int argc, char **argv)
 	if (optind < argc) {
 		fprintf(stderr, PROG ": unexpected argument '%s' (see --help)\n", argv[optind]);
 		exit(2);
+	}
+	if (!opt_units_per_us && getenv("LOCKTABLE_UNITS_PER_US")) {
+		const char *e = getenv("LOCKTABLE_UNITS_PER_US");
+		char *end;
+
+		errno = 0;
+		opt_units_per_us = strtod(e, &end);
+		if (!*e || *end || errno || !(opt_units_per_us >= 1 && opt_units_per_us <= 1e6)) {
+			fprintf(stderr, PROG ": LOCKTABLE_UNITS_PER_US: '%s' is not a number "
+				"in [1, 1e6]\n", e);
+			exit(2);
+		}
 	}
 	if (opt_extend_waiting && (opt_lock == LOCK_PTHREAD || opt_lock == LOCK_ADAPTIVE)) {
 		fprintf(stderr, PROG ": --extend-waiting: not with --lock %s (its waiters sleep in "
@@ -473,6 +515,10 @@ int main(int argc, char **argv)
 	int rc = 0;
 
 	parse_options(argc, argv);
+	if (opt_calibrate) {
+		printf("%.1f\n", calibrate(50, 10000));
+		return 0;
+	}
 	if (opt_json && bench_json_open(&json, opt_json, PROG))
 		return 1;
 	if (slice_init(opt_abi, err, sizeof(err))) {
@@ -483,7 +529,7 @@ int main(int argc, char **argv)
 	slice_set_spin_ns(llround(opt_spin_us * 1000));
 	bench_env_read(&env);
 
-	units_per_us = calibrate();
+	units_per_us = opt_units_per_us ? opt_units_per_us : calibrate(7, 0);
 	units_in = llround(opt_work_in_us * units_per_us);
 	units_out = llround(opt_work_out_us * units_per_us);
 	long_hold_ns = (uint64_t)(opt_work_in_us * 1000) + opt_preempt_threshold_us * 1000;
@@ -518,9 +564,10 @@ int main(int argc, char **argv)
 	}
 
 	printf(PROG ": %ld clients, %ld hogs, %ld tables (%s), %.1f us in / %.1f us out "
-	       "(%.0f units/us), %s lock%s, %ld s + %g s warmup\n",
+	       "(%.0f units/us, %s), %s lock%s, %ld s + %g s warmup\n",
 	       opt_clients, opt_hogs, opt_tables, opt_skew > 0 ? "zipf" : "uniform",
-	       opt_work_in_us, opt_work_out_us, units_per_us, lock_names[opt_lock],
+	       opt_work_in_us, opt_work_out_us, units_per_us,
+	       opt_units_per_us ? "given" : "calibrated", lock_names[opt_lock],
 	       opt_extend_waiting ? ", extended while waiting" : "", opt_duration, opt_warmup);
 	bench_print_env(stdout, slice_abi_name(slice_current_abi()), &env);
 	fflush(stdout);
@@ -702,6 +749,7 @@ int main(int argc, char **argv)
 		bench_json_u64(j, "preempt_threshold_us", opt_preempt_threshold_us);
 		bench_json_u64(j, "seed", opt_seed);
 		bench_json_dbl(j, "units_per_us", units_per_us);
+		bench_json_bool(j, "units_per_us_given", !!opt_units_per_us);
 		bench_json_obj_end(j);
 		bench_json_obj(j, "results");
 		bench_json_dbl(j, "seconds", secs);
