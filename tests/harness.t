@@ -28,6 +28,7 @@ expect_usage_error "--timeout -1" "--timeout: not a positive number of seconds: 
 expect_usage_error "--mem lots" "--mem: not a size like 512M or 2G: 'lots'" --mem lots -- true
 expect_usage_error "an unknown option" "unknown option '--frobnicate'" --frobnicate -- true
 expect_usage_error "--share of a missing folder" '--share: no such folder: /nonexistent/dir' --share /nonexistent/dir -- true
+expect_usage_error "--data of a missing folder" '--data: no such folder: /nonexistent/dir' --data /nonexistent/dir -- true
 expect_usage_error "a command line over 2047 bytes" 'the kernel command line would be [0-9]+ bytes \(max 2047\)' \
 	-- echo "$(head -c 3000 /dev/zero | tr '\0' x)"
 

@@ -42,6 +42,14 @@ mkdir -p "$tmp/share"
 vm --cpus 1 --share "$tmp/share" -- sh -c 'uname -r >/host/from-guest'
 like "--share: the guest writes into the host folder" "$(cat "$tmp/share/from-guest" 2>/dev/null)" '-slicebench$'
 
+mkdir -p "$tmp/data"
+echo "from the host" >"$tmp/data/in"
+out=$(vm --cpus 1 --share "$tmp/share" --data "$tmp/data" -- \
+	sh -c 'cat /data/in; echo x >/data/out 2>/dev/null && echo data-writable; echo done')
+like "--data: the guest reads the host folder at /data, beside --share" "$out" 'from the host'
+unlike "--data: the guest cannot write there (read-only)" "$out" 'data-writable'
+ok "--data: nothing was written into the host folder" test ! -e "$tmp/data/out"
+
 vm --cpus 1 --log-dir "$tmp/logs" -- true
 ok "--log-dir keeps the console log, which shows the boot" grep -q "Linux version" "$tmp/logs/console.log"
 ok "--log-dir keeps the guest's dmesg" grep -q "Command line:" "$tmp/logs/dmesg"

@@ -60,6 +60,8 @@ static long opt_warmup = 2;
 static const char *opt_shared_buffers = "16MB";
 /* huge_pages=on (the server fails to start without them) instead of off. */
 static int opt_huge_pages;
+/* Test hook: every section held this much longer (SLICEBENCH_PG_HOLD_US). */
+static long opt_hold_us;
 /* CPU hogs (SCHED_OTHER threads of this process) beside the server. */
 static long opt_hogs;
 /* Write the results as JSON here. */
@@ -79,6 +81,7 @@ static const struct option long_opts[] = {
 	{ "shared-buffers", required_argument, NULL, 'B' },
 	{ "huge-pages", no_argument, NULL, 'H' },
 	{ "hogs", required_argument, NULL, 'h' },
+	{ "hold-us", required_argument, NULL, 'U' },
 	{ "json", required_argument, NULL, 'J' },
 	{ "help", no_argument, NULL, '?' },
 	{ 0 }
@@ -104,9 +107,11 @@ static void usage(FILE *f)
 		"  --shared-buffers SIZE the server's shared_buffers (default: %s)\n"
 		"  --huge-pages          huge_pages=on (default: off)\n"
 		"  --hogs N              CPU hogs beside the server (default: %ld)\n"
+		"  --hold-us N           test hook: hold every spinlock N us longer, 0-1000\n"
+		"                        (default: %ld; tests/postgres.t, never a benchmark)\n"
 		"  --json FILE           write the results as JSON\n",
 		opt_pgroot, opt_workdir, opt_user, opt_abi, opt_mode, opt_clients, opt_threads,
-		opt_duration, opt_warmup, opt_shared_buffers, opt_hogs);
+		opt_duration, opt_warmup, opt_shared_buffers, opt_hogs, opt_hold_us);
 }
 
 static const char *mode_flag(const char *mode)
@@ -345,6 +350,81 @@ static void pgbench_args(char **a, int *n, char *pgb, char *clients, char *threa
 	a[(*n)++] = sock;
 }
 
+/* /proc/sys/vm/nr_hugepages: read (returns -1 on error) and write. */
+static long hugepages_read(void)
+{
+	FILE *f = fopen("/proc/sys/vm/nr_hugepages", "r");
+	long n = -1;
+
+	if (f) {
+		if (fscanf(f, "%ld", &n) != 1)
+			n = -1;
+		fclose(f);
+	}
+	return n;
+}
+
+static int hugepages_write(long n)
+{
+	FILE *f = fopen("/proc/sys/vm/nr_hugepages", "w");
+	int rc;
+
+	if (!f)
+		return -1;
+	rc = fprintf(f, "%ld\n", n) < 0;
+	return fclose(f) || rc ? -1 : 0;
+}
+
+/*
+ * huge_pages=on needs the pages reserved before the server starts: ask the
+ * server how many its shared memory takes (postgres -C
+ * shared_memory_size_in_huge_pages, with this run's settings) and reserve
+ * them, plus a margin. Returns the reservation to restore after the run
+ * (-1: nothing to restore), or -2 on failure.
+ */
+/* The reservation before --huge-pages changed it (-1: unchanged). */
+static long hugepages_restore = -1;
+
+static void restore_huge_pages(void)
+{
+	if (hugepages_restore >= 0 && hugepages_write(hugepages_restore))
+		fprintf(stderr, PROG ": could not set nr_hugepages back to %ld\n", hugepages_restore);
+	hugepages_restore = -1;
+}
+
+static long reserve_huge_pages(const char *bin, const char *datadir, const char *maxconn,
+			       const char *sb)
+{
+	char *pg = path(bin, "postgres"), *out = path(opt_workdir, "hugepages.out");
+	char *argv_c[] = { pg, "-D", (char *)datadir, "-C", "shared_memory_size_in_huge_pages",
+		"-c", (char *)maxconn, "-c", (char *)sb, NULL };
+	long need = -1, had = hugepages_read(), got;
+	FILE *f;
+
+	if (run(argv_c, true, out, NULL) == 0 && (f = fopen(out, "r"))) {
+		if (fscanf(f, "%ld", &need) != 1)
+			need = -1;
+		fclose(f);
+	}
+	free(pg);
+	free(out);
+	if (need < 1 || had < 0) {
+		fprintf(stderr, PROG ": --huge-pages: cannot tell how many huge pages the server needs "
+			"(postgres -C shared_memory_size_in_huge_pages: %ld; nr_hugepages: %ld)\n", need, had);
+		return -2;
+	}
+	if (had >= need + 4)
+		return -1;
+	if (hugepages_write(need + 4) || (got = hugepages_read()) < need + 4) {
+		fprintf(stderr, PROG ": --huge-pages: cannot reserve %ld huge pages "
+			"(/proc/sys/vm/nr_hugepages; as root, with enough free memory)\n", need + 4);
+		if (had >= 0)
+			hugepages_write(had);
+		return -2;
+	}
+	return had;
+}
+
 static pid_t server_pid;
 
 static void stop_server(void)
@@ -373,7 +453,8 @@ int main(int argc, char **argv)
 	char *bin, *lib, *datadir, *sock, *counters, *txprefix;
 	struct bench_env env;
 	struct bench_json json = { 0 };
-	struct bench_kstats k0, k1, kd;
+	/* The measured window's counts, and the server's whole life's (ks, ke). */
+	struct bench_kstats k0, k1, kd, ks, ke, kl;
 	struct pgbench_result pr;
 	struct pg_counts pc;
 	struct hist lat;
@@ -397,6 +478,7 @@ int main(int argc, char **argv)
 		case 'B': opt_shared_buffers = optarg; break;
 		case 'H': opt_huge_pages = 1; break;
 		case 'h': opt_hogs = bench_parse_long(PROG, "--hogs", optarg, 0, 10000); break;
+		case 'U': opt_hold_us = bench_parse_long(PROG, "--hold-us", optarg, 0, 1000); break;
 		case 'J': opt_json = optarg; break;
 		case '?':
 			if (optind > 0 && !strcmp(argv[optind - 1], "--help")) {
@@ -499,6 +581,12 @@ int main(int argc, char **argv)
 	signal(SIGTERM, on_signal);
 	snprintf(maxconn, sizeof(maxconn), "max_connections=%ld", opt_clients + 10);
 	snprintf(sb, sizeof(sb), "shared_buffers=%s", opt_shared_buffers);
+	if (opt_huge_pages) {
+		hugepages_restore = reserve_huge_pages(bin, datadir, maxconn, sb);
+		if (hugepages_restore == -2)
+			return 1;
+		atexit(restore_huge_pages);
+	}
 	{
 		char *pg = path(bin, "postgres"), *log = path(opt_workdir, "server.log");
 		char *argv_pg[] = { pg, "-D", datadir, "-k", sock, "-c", "listen_addresses=",
@@ -506,8 +594,15 @@ int main(int argc, char **argv)
 			opt_huge_pages ? "huge_pages=on" : "huge_pages=off", "-c",
 			"max_wal_size=1GB", NULL };
 
+		bench_kstats_read(&ks);
 		setenv("SLICEBENCH_ABI", opt_abi, 1);
 		setenv("SLICEBENCH_PG_COUNTERS", counters, 1);
+		if (opt_hold_us) {
+			char hold[32];
+
+			snprintf(hold, sizeof(hold), "%ld", opt_hold_us);
+			setenv("SLICEBENCH_PG_HOLD_US", hold, 1);
+		}
 		server_pid = fork();
 		if (server_pid < 0) {
 			fprintf(stderr, PROG ": fork: %s\n", strerror(errno));
@@ -522,6 +617,7 @@ int main(int argc, char **argv)
 		}
 		unsetenv("SLICEBENCH_ABI");
 		unsetenv("SLICEBENCH_PG_COUNTERS");
+		unsetenv("SLICEBENCH_PG_HOLD_US");
 		/* Ready when pg_isready says so (60 s), unless the server died. */
 		for (int i = 0;; i++) {
 			char *isready = path(bin, "pg_isready");
@@ -645,6 +741,8 @@ int main(int argc, char **argv)
 		free(out);
 	}
 	stop_server();
+	bench_kstats_read(&ke);
+	bench_kstats_delta(&kl, &ks, &ke);
 	if (read_counts(counters, &pc)) {
 		fprintf(stderr, PROG ": no counts from the server's processes (%s)\n", counters);
 		ok = false;
@@ -655,6 +753,9 @@ int main(int argc, char **argv)
 	printf(PROG ": %s, %ld clients, %ld threads, %ld s, abi %s%s%s\n", opt_mode, opt_clients,
 	       opt_threads, opt_duration, opt_abi, opt_huge_pages ? ", huge pages" : "",
 	       opt_hogs ? ", hogs" : "");
+	if (opt_hold_us)
+		printf("test hook: every spinlock held %ld us longer (not PostgreSQL's own holds)\n",
+		       opt_hold_us);
 	bench_print_env(stdout, opt_abi, &env);
 	if (ok) {
 		printf("tps %.1f (%llu transactions); latency p50 %.3f ms p99 %.3f ms p99.9 %.3f ms\n",
@@ -679,6 +780,7 @@ int main(int argc, char **argv)
 		bench_json_str(&json, "shared_buffers", opt_shared_buffers);
 		bench_json_bool(&json, "huge_pages", opt_huge_pages);
 		bench_json_u64(&json, "hogs", opt_hogs);
+		bench_json_u64(&json, "hold_us", opt_hold_us);
 		bench_json_obj_end(&json);
 		bench_json_dbl(&json, "tps", ok ? pr.tps : 0);
 		bench_json_u64(&json, "transactions", ok ? pr.processed : 0);
@@ -701,6 +803,8 @@ int main(int argc, char **argv)
 		bench_json_u64(&json, "setup_failures", pc.setup_failures);
 		bench_json_obj_end(&json);
 		bench_json_kstats(&json, "kernel", &kd);
+		/* From the server's start to its stop: the window of lib's counts. */
+		bench_json_kstats(&json, "kernel_server_life", &kl);
 		if (bench_json_end(&json))
 			ok = false;
 	}

@@ -9,6 +9,9 @@
  * task-shared or mainline. A name lib/ does not know, or an ABI the
  * running kernel does not offer, stops the postmaster with an error.
  *
+ * SLICEBENCH_PG_HOLD_US (environment): a test hook, 0 to 1000 (default 0):
+ * every section is held that much longer (slicebench_pg.h).
+ *
  * SLICEBENCH_PG_COUNTERS (environment): a file; the postmaster and every
  * process it forks append one line to it at exit (an atexit() handler
  * registered before the first fork):
@@ -25,12 +28,27 @@
 #include "postgres.h"
 
 #include <fcntl.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "miscadmin.h"
 #include "storage/slicebench_pg.h"
 
 SlicebenchPgCounts slicebench_pg_counts[SLICEBENCH_PG_NR_CLASSES];
+int			slicebench_pg_hold_us;
+
+void
+slicebench_pg_hold(void)
+{
+	struct timespec start,
+				now;
+
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	do
+		clock_gettime(CLOCK_MONOTONIC, &now);
+	while ((now.tv_sec - start.tv_sec) * 1000000L +
+		   (now.tv_nsec - start.tv_nsec) / 1000 < slicebench_pg_hold_us);
+}
 
 static void
 slicebench_pg_report(void)
@@ -75,8 +93,23 @@ void
 slicebench_pg_init(void)
 {
 	const char *name = getenv("SLICEBENCH_ABI");
+	const char *hold = getenv("SLICEBENCH_PG_HOLD_US");
 	enum slice_abi abi;
 	char		err[256];
+
+	if (hold != NULL && *hold != '\0')
+	{
+		char	   *end;
+		long		us = strtol(hold, &end, 10);
+
+		if (*end != '\0' || us < 0 || us > 1000)
+		{
+			fprintf(stderr, "slicebench: SLICEBENCH_PG_HOLD_US=%s: not 0 to 1000 microseconds\n",
+					hold);
+			exit(1);
+		}
+		slicebench_pg_hold_us = (int) us;
+	}
 
 	if (name == NULL || *name == '\0')
 		name = "none";

@@ -34,12 +34,23 @@ typedef struct SlicebenchPgCounts
 /* This backend's counts (each backend is a process). */
 extern SlicebenchPgCounts slicebench_pg_counts[SLICEBENCH_PG_NR_CLASSES];
 
+/*
+ * A test hook, 0 unless SLICEBENCH_PG_HOLD_US is set: every section is held
+ * that many microseconds longer (a busy wait after the lock is taken), so
+ * that ticks land inside sections and a short test sees grants. PostgreSQL's
+ * own holds are far below a microsecond. Never set by a benchmark.
+ */
+extern int	slicebench_pg_hold_us;
+extern void slicebench_pg_hold(void);
+
 static inline void
 slicebench_pg_enter(SlicebenchPgClass cls, bool contended)
 {
 	slicebench_pg_counts[cls].acquired++;
 	slicebench_pg_counts[cls].contended += contended;
 	slice_enter();
+	if (unlikely(slicebench_pg_hold_us))
+		slicebench_pg_hold();
 }
 
 static inline void
