@@ -220,6 +220,25 @@ static void op_getshared(uint64_t *s)
  * next ask (abi_setup() asks every time); one that stores into the old
  * address in between takes a SIGSEGV, counted as fallout.
  */
+/*
+ * Held for writing while a thread unmaps or moves a page of slots, and for
+ * reading while a thread asks for a fresh slot and checks its address, so
+ * that no other thread of the process can unmap the fresh page in between:
+ * any miss is then the kernel's (until 2026-12-06 the check tolerated 19
+ * misses in a row instead, and a fresh-check run still saw 20).
+ */
+static pthread_rwlock_t map_lock = PTHREAD_RWLOCK_INITIALIZER;
+
+static void map_lock_prepare(void)
+{
+	pthread_rwlock_wrlock(&map_lock);
+}
+
+static void map_lock_release(void)
+{
+	pthread_rwlock_unlock(&map_lock);
+}
+
 static void op_shared_map(uint64_t *s)
 {
 	volatile struct task_sharedinfo *fresh;
@@ -231,16 +250,22 @@ static void op_shared_map(uint64_t *s)
 	page = (void *)((uintptr_t)slot & ~(uintptr_t)4095);
 	switch (rnd_below(s, 5)) {
 	case 0:
+		pthread_rwlock_wrlock(&map_lock);
 		munmap(page, 4096);
+		pthread_rwlock_unlock(&map_lock);
 		break;
 	case 1:
+		pthread_rwlock_wrlock(&map_lock);
 		mmap(page, 4096, PROT_READ | PROT_WRITE,
 		     MAP_FIXED | MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		pthread_rwlock_unlock(&map_lock);
 		break;
 	case 2:	/* refused by the kernel; were it moved, fill the hole */
+		pthread_rwlock_wrlock(&map_lock);
 		if (mremap(page, 4096, 8192, MREMAP_MAYMOVE) != MAP_FAILED)
 			mmap(page, 4096, PROT_READ | PROT_WRITE,
 			     MAP_FIXED | MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		pthread_rwlock_unlock(&map_lock);
 		return;
 	case 3:
 		mprotect(page, 4096, PROT_READ);
@@ -251,25 +276,17 @@ static void op_shared_map(uint64_t *s)
 		return;
 	}
 	tls_shared = NULL;
-	/*
-	 * Another thread may unmap the fresh page (32 threads share a page)
-	 * between the call and the check, and with every thread unmapping
-	 * pages a few misses in a row happen (one 20 s run saw three). A
-	 * stale address stays unmapped: only 20 misses in a row fail.
-	 */
-	for (int tries = 0; ; tries++) {
-		fresh = shared_slot();
-		if (!fresh)
-			return;	/* ENOMEM or ENOSPC: the page limit */
-		if (in_task_shared_mapping((void *)fresh))
-			break;
-		if (tries == 19) {
-			fprintf(stderr, "# fuzz process %d: task_getshared() returned %p, not in a [task_shared] mapping\n",
-				getpid(), (void *)fresh);
-			_exit(1);
-		}
+	pthread_rwlock_rdlock(&map_lock);
+	fresh = shared_slot();
+	if (fresh && !in_task_shared_mapping((void *)fresh)) {
+		fprintf(stderr, "# fuzz process %d: task_getshared() returned %p, not in a [task_shared] mapping\n",
+			getpid(), (void *)fresh);
+		_exit(1);
 	}
-	fresh->sched_delay = 0;
+	pthread_rwlock_unlock(&map_lock);
+	/* NULL: ENOMEM or ENOSPC, the page limit. */
+	if (fresh)
+		fresh->sched_delay = 0;
 }
 
 /* A random value in the thread's sched_delay, writable or not. */
@@ -517,6 +534,8 @@ static int fuzz_process(uint64_t seed)
 
 	sigaction(SIGUSR1, &sa, NULL);
 	pthread_atfork(NULL, NULL, forget_slot);
+	/* A child starts with the lock free, whoever held it at the fork. */
+	pthread_atfork(map_lock_prepare, map_lock_release, map_lock_release);
 	workers = calloc(opt_threads, sizeof(*workers));
 	if (!workers) {
 		fprintf(stderr, "# fuzz process %d: out of memory\n", getpid());
