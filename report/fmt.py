@@ -92,6 +92,8 @@ def arm_label(row, cols):
     parts = []
     if "kernel" in cols and row["kernel"] == "stock":
         parts.append("stock 6.12")
+    elif "kernel" in cols and row["kernel"] in ("preempt-none", "preempt-full"):
+        parts.append("patched, " + row["kernel"].replace("-", "="))
     elif "kernel" in cols:
         parts.append("patched")
     if "profile" in cols and row.get("profile"):

@@ -23,11 +23,13 @@ INT_COLUMNS = {"repeat", "order", "grant", "ext_ns", "clients", "hogs", "work_in
 # The benches that run the lock table, whose --work-in is the work_in_ns column.
 LOCKTABLE_BENCHES = {"locktable", "grant-trace", "latency", "cyclictest"}
 BENCHES = {"locktable", "extend-sched", "swingbench-lite", "latency", "lock-cost", "hyperfine",
-           "unused-cost", "grant-trace", "cyclictest", "sleep-overshoot"}
+           "unused-cost", "grant-trace", "cyclictest", "sleep-overshoot", "postgres"}
 # What a column may hold besides "-" (not applicable).
 CHOICES = {
     "testbed": {"parallel", "precise"},
-    "kernel": {"patched", "stock"},
+    # preempt-none, preempt-full: the patched kernel booted with preempt=X
+    # (fresh boots; "patched" is the configuration's PREEMPT_VOLUNTARY).
+    "kernel": {"patched", "stock", "preempt-none", "preempt-full"},
     "boot": {"sweep", "fresh"},
     "abi": {"none", "rseq-cr", "task-shared", "mainline"},
     "rt_policy": {"never-delay-rt", "bounded"},
@@ -35,7 +37,8 @@ CHOICES = {
     "extend_waiting": {0, 1},
     "hog_policy": {"other", "nice19", "idle", "batch"},
     "lock": {"tas", "ticket", "futex", "yield", "pthread", "adaptive"},
-    "profile": {"giant-lock", "buffer-latches"},
+    # swingbench-lite's --profile; pg-run's --mode (postgres).
+    "profile": {"giant-lock", "buffer-latches", "select", "simple-update", "tpcb"},
 }
 
 
@@ -304,7 +307,8 @@ class Run:
         if not isinstance(h, dict):
             return
         want = []
-        if self.row["kernel"] == "patched" and self.row["bench"] in ("locktable", "extend-sched", "swingbench-lite"):
+        if self.row["kernel"] != "stock" and self.row["bench"] in ("locktable", "extend-sched", "swingbench-lite",
+                                                                   "postgres"):
             if self.row["ext_ns"] is not None and "extension_ns" in h and self.row["abi"] != "none":
                 want.append(("extension_ns", h["extension_ns"], self.row["ext_ns"]))
             if "kernel_grant" in h and self.row["abi"] != "none":
@@ -313,8 +317,12 @@ class Run:
                 want.append(("abi", h["abi"], self.row["abi"]))
         c = self.data.get("config", {})
         for k in ("clients", "hogs"):
-            if self.row["bench"] == "locktable" and k in c and self.row[k] is not None:
+            if self.row["bench"] in ("locktable", "postgres") and k in c and self.row[k] is not None:
                 want.append((f"config.{k}", c[k], self.row[k]))
+        if self.row["bench"] == "postgres" and self.row["profile"] is not None and "mode" in c:
+            want.append(("config.mode", c["mode"], self.row["profile"]))
+        if self.row["bench"] == "postgres" and self.row["mutex"] is not None and "huge_pages" in c:
+            want.append(("config.huge_pages", c["huge_pages"], self.row["mutex"] == "huge-pages"))
         if self.row["bench"] == "locktable" and "work_in_us" in c and self.row["work_in_ns"] is not None:
             want.append(("config.work_in_us (in ns)", round(c["work_in_us"] * 1000), self.row["work_in_ns"]))
         for k in ("lock", "hog_policy"):

@@ -173,6 +173,27 @@ err=$("$ra" --dry-run --bogus 3 2>&1)
 is "an option no axis has fails" "$?" 2
 like "... saying so" "$err" "unknown option '--bogus'"
 
+# The PostgreSQL experiment (issue 25): the grid's rows, the fresh boots of
+# the preemption models, TPC-B-like only where the clients fit the scale,
+# and what run-all needs of it (the guest's memory, the databases).
+pgx=$top/experiments/postgres.toml
+pgp=$("$ra" --dry-run --seed 3 --name plan-test-$$ --experiments "$pgx" --testbeds parallel 2>&1)
+is "postgres: the default grid on the parallel testbed, runs" \
+	"$(rows "$pgp" | awk -F'\t' '$7 == "sweep"' | wc -l) $(rows "$pgp" | awk -F'\t' '$7 == "fresh"' | wc -l)" "$(( (3 * 3 * 2 - 2) * 5 * 4 )) 12"
+is "... TPC-B-like only at 8 and 32 clients (the scale is 32)" \
+	"$(rows "$pgp" | awk -F'\t' '$18 == "tpcb" { print $12 }' | sort -un | tr '\n' ' ')" "8 32 "
+is "... the preemption boots: preempt-none and preempt-full, 6 each, each model first in turn" \
+	"$(rows "$pgp" | awk -F'\t' '$7 == "fresh" { print $6 }' | uniq -c | awk '{ printf "%s %s,", $1, $2 }')" \
+	"2 preempt-none,4 preempt-full,4 preempt-none,2 preempt-full,"
+like "... the huge-pages arm asks pg-run for huge pages, the others do not" \
+	"$(rows "$pgp" | awk -F'\t' '$17 == "huge-pages" && $21 !~ /--huge-pages/ { print "bad " $1 } $17 == "4k-pages" && $21 ~ /--huge-pages/ { print "bad " $1 }') ok" '^ ok$'
+experiments/plan --experiments "$pgx" --testbeds parallel --seed 3 --plan "$tmp/pg.tsv" --estimates "$tmp/pg.est" >/dev/null 2>&1
+is "... run-all is told the guest's memory and the databases" \
+	"$(grep -E '^(guest_mem|pg_scales)=' "$tmp/pg.est" | tr '\n' ' ')" "guest_mem=3G pg_scales=32 "
+out=$("$ra" --dry-run --name plan-test-$$ --experiments "$pgx" --modes bogus 2>&1)
+is "... --modes bogus: exit 2" "$?" 2
+like "... saying so" "$out" "bogus"
+
 # --reference: only from a clean, committed tree. A throwaway repository
 # holding what a dry run needs, as this working tree has it.
 ref=$tmp/ref

@@ -63,31 +63,31 @@ jq_true() { jq -e "$1" "$2" >/dev/null 2>&1; }
 for name in on-update on-tpcb off control huge; do
 	f=$tmp/share/$name.json
 	ok "$name: pg-run's checks held, transactions ran, the balances add up" \
-		jq_true '.ok == true and .balanced == true and .transactions > 0 and
-			.lib.bad_depth == 0 and .lib.setup_failures == 0' "$f"
-	diag "$name: $(jq -c '{tps, locks, lib, kernel}' "$f" 2>/dev/null)"
+		jq_true '.results.ok == true and .results.balanced == true and .results.transactions > 0 and
+			.results.lib.bad_depth == 0 and .results.lib.setup_failures == 0' "$f"
+	diag "$name: $(jq -c '.results | {tps, locks, lib, kernel}' "$f" 2>/dev/null)"
 done
 ok "the server ran as a user of its own, its backends took both lock classes" \
-	jq_true '.lib.client_backends >= 8 and .locks.spin_acquired > 0 and
-		.locks.bufhdr_acquired > 0' "$tmp/share/on-update.json"
+	jq_true '.results.lib.client_backends >= 8 and .results.locks.spin_acquired > 0 and
+		.results.locks.bufhdr_acquired > 0' "$tmp/share/on-update.json"
 for name in on-update on-tpcb; do
 	ok "$name, grants on: the backends were granted and yielded for each grant; the kernel granted" \
-		jq_true '.header.abi == "mainline" and .config.hold_us == 20 and .lib.grants > 0 and
-			.lib.yields == .lib.grants and .kernel.granted > 0' "$tmp/share/$name.json"
+		jq_true '.header.abi == "mainline" and .config.hold_us == 20 and .results.lib.grants > 0 and
+			.results.lib.yields == .results.lib.grants and .results.kernel.granted > 0' "$tmp/share/$name.json"
 	# Over the server's life (lib's window), the same grants counted from
 	# both sides: every yield the kernel saw came from a backend, and a
 	# backend sees no grant the kernel did not make (it misses those that
 	# expired and were cleared before the section ended).
 	ok "$name: kernel yields <= the backends' yields = grants <= kernel grants, over the server's life" \
-		jq_true '.kernel_server_life.yielded > 0 and .kernel_server_life.yielded <= .lib.yields and
-			.lib.grants <= .kernel_server_life.granted' "$tmp/share/$name.json"
+		jq_true '.results.kernel_server_life.yielded > 0 and .results.kernel_server_life.yielded <= .results.lib.yields and
+			.results.lib.grants <= .results.kernel_server_life.granted' "$tmp/share/$name.json"
 done
 ok "off (grants off): the backends asked and the kernel denied, nothing granted" \
-	jq_true '.header.kernel_grant == false and .lib.grants == 0 and
-		.kernel.granted == 0 and .kernel.denied > 0' "$tmp/share/off.json"
+	jq_true '.header.kernel_grant == false and .results.lib.grants == 0 and
+		.results.kernel.granted == 0 and .results.kernel.denied > 0' "$tmp/share/off.json"
 ok "control (SLICEBENCH_ABI=none): nothing asked, nothing granted" \
-	jq_true '.header.abi == "none" and .lib.grants == 0 and .lib.denied == 0 and
-		.kernel.granted == 0 and .kernel.denied == 0' "$tmp/share/control.json"
+	jq_true '.header.abi == "none" and .results.lib.grants == 0 and .results.lib.denied == 0 and
+		.results.kernel.granted == 0 and .results.kernel.denied == 0' "$tmp/share/control.json"
 ok "huge pages: the server ran with huge_pages=on" \
 	jq_true '.config.huge_pages == true' "$tmp/share/huge.json"
 like "huge pages: pg-run gave the reservation back after the run" "$out" "HugePages_Total: +0"

@@ -771,7 +771,6 @@ int main(int argc, char **argv)
 	}
 	if (opt_json) {
 		bench_json_header(&json, PROG, argc, argv, opt_abi, &env);
-		bench_json_bool(&json, "ok", ok);
 		bench_json_obj(&json, "config");
 		bench_json_str(&json, "mode", opt_mode);
 		bench_json_u64(&json, "clients", opt_clients);
@@ -782,6 +781,8 @@ int main(int argc, char **argv)
 		bench_json_u64(&json, "hogs", opt_hogs);
 		bench_json_u64(&json, "hold_us", opt_hold_us);
 		bench_json_obj_end(&json);
+		bench_json_obj(&json, "results");
+		bench_json_bool(&json, "ok", ok);
 		bench_json_dbl(&json, "tps", ok ? pr.tps : 0);
 		bench_json_u64(&json, "transactions", ok ? pr.processed : 0);
 		bench_json_hist(&json, "latency", &lat);
@@ -805,6 +806,7 @@ int main(int argc, char **argv)
 		bench_json_kstats(&json, "kernel", &kd);
 		/* From the server's start to its stop: the window of lib's counts. */
 		bench_json_kstats(&json, "kernel_server_life", &kl);
+		bench_json_obj_end(&json);
 		if (bench_json_end(&json))
 			ok = false;
 	}
