@@ -96,7 +96,8 @@ static void usage(FILE *f)
 		"\n"
 		"  --data DIR            initialised data directory to copy (required)\n"
 		"  --pgroot DIR          installed PostgreSQL (default: %s)\n"
-		"  --workdir DIR         work folder, must not exist (default: %s)\n"
+		"  --workdir DIR         work folder, must not exist; the database's copy\n"
+		"                        in it is removed at the end (default: %s)\n"
 		"  --user NAME           server and pgbench user when root (default: %s)\n"
 		"  --abi NAME            the postmaster's SLICEBENCH_ABI (default: %s)\n"
 		"  --mode NAME           select (-S), simple-update (-N), tpcb (default: %s)\n"
@@ -742,6 +743,13 @@ int main(int argc, char **argv)
 	}
 	stop_server();
 	bench_kstats_read(&ke);
+	/* The database's copy (hundreds of MB in a tmpfs); the logs stay. */
+	{
+		char *rm[] = { "/bin/rm", "-rf", datadir, NULL };
+
+		if (run(rm, false, NULL, NULL))
+			fprintf(stderr, PROG ": could not remove %s\n", datadir);
+	}
 	bench_kstats_delta(&kl, &ks, &ke);
 	if (read_counts(counters, &pc)) {
 		fprintf(stderr, PROG ": no counts from the server's processes (%s)\n", counters);
