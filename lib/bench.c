@@ -225,7 +225,7 @@ static bool read_line(const char *path, char *buf, size_t len)
 	return ok;
 }
 
-static long read_long(const char *path)
+long bench_read_long(const char *path)
 {
 	char buf[64];
 
@@ -259,8 +259,8 @@ void bench_env_read(struct bench_env *env)
 	read_line("/proc/cmdline", env->cmdline, sizeof(env->cmdline));
 	env->have_knobs = read_line("/proc/sys/kernel/slice_ext_abi", env->knob_abi,
 				    sizeof(env->knob_abi));
-	env->knob_grant = read_long("/proc/sys/kernel/slice_ext_grant");
-	env->knob_nsec = read_long("/proc/sys/kernel/slice_ext_nsec");
+	env->knob_grant = bench_read_long("/proc/sys/kernel/slice_ext_grant");
+	env->knob_nsec = bench_read_long("/proc/sys/kernel/slice_ext_nsec");
 	read_line("/proc/sys/kernel/slice_ext_rt_policy", env->knob_rt_policy,
 		  sizeof(env->knob_rt_policy));
 	/* kernel.rseq_rules; the series before it called the knob slice_ext_mainline_rules. */

@@ -123,6 +123,8 @@ struct bench_kstats {
 };
 
 void bench_kstats_read(struct bench_kstats *s);
+/* The number at the start of a file (a /proc or /sys value), or -1. */
+long bench_read_long(const char *path);
 /* Print "kernel: granted N denied N ..." if d has counters; returns d->have. */
 bool bench_print_kstats(FILE *f, const struct bench_kstats *d);
 /* after - before, per counter; have only if both have. */

@@ -69,9 +69,6 @@ failed_runs=$(grep -E -- '-failed( |$)' <<<"$out")
 is "every benchmark run exited 0" "$failed_runs" ""
 [ -z "$failed_runs" ] || diag "$out"
 
-# jq_true FILTER FILE: the filter holds on the JSON file.
-jq_true() { jq -e "$1" "$2" >/dev/null 2>&1; }
-
 for abi in "${abis[@]}"; do
 	lt1=$tmp/share/lt-$abi-1.json lt0=$tmp/share/lt-$abi-0.json
 	es1=$tmp/share/es-$abi-1.json es0=$tmp/share/es-$abi-0.json

@@ -10,7 +10,8 @@ bin=$top/build/bin
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-# jq_true FILTER FILE: the filter holds on the JSON file.
+# jq_true FILTER FILE (lib.sh's, but jq's own errors shown: a malformed
+# file names itself in the log).
 jq_true() { jq -e "$1" "$2" >/dev/null; }
 
 # lib/bench's unit tests (TAP), renumbered into this suite.

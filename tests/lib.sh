@@ -62,6 +62,9 @@ unlike() {
 
 diag() { echo "# $*"; }
 
+# jq_true FILTER FILE: the jq filter holds on the JSON file.
+jq_true() { jq -e "$1" "$2" >/dev/null 2>&1; }
+
 done_testing() {
 	echo "1..$_t_n"
 	[ $_t_failed = 0 ]

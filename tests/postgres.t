@@ -59,7 +59,6 @@ failed_runs=$(grep -E -- '-failed( |$)' <<<"$out")
 is "every pg-run exited 0 (pgbench, balances, section depth)" "$failed_runs" ""
 [ -z "$failed_runs" ] || diag "$out"
 
-jq_true() { jq -e "$1" "$2" >/dev/null 2>&1; }
 for name in on-update on-tpcb off control huge; do
 	f=$tmp/share/$name.json
 	ok "$name: pg-run's checks held, transactions ran, the balances add up" \

@@ -11,8 +11,6 @@ tmp=$(mktemp -d)
 pgdir=$tmp/pg
 trap 'pg_stop "$pgdir"; rm -rf "$tmp"' EXIT
 
-jq_true() { jq -e "$1" "$2" >/dev/null 2>&1; }
-
 # Each transaction alone, on a small data set.
 for t in customer-registration update-customer-details browse-products order-products \
 	process-orders browse-orders sales-rep-query warehouse-query warehouse-activity-query; do

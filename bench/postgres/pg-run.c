@@ -351,23 +351,11 @@ static void pgbench_args(char **a, int *n, char *pgb, char *clients, char *threa
 	a[(*n)++] = sock;
 }
 
-/* /proc/sys/vm/nr_hugepages: read (returns -1 on error) and write. */
-static long hugepages_read(void)
-{
-	FILE *f = fopen("/proc/sys/vm/nr_hugepages", "r");
-	long n = -1;
-
-	if (f) {
-		if (fscanf(f, "%ld", &n) != 1)
-			n = -1;
-		fclose(f);
-	}
-	return n;
-}
+#define NR_HUGEPAGES "/proc/sys/vm/nr_hugepages"
 
 static int hugepages_write(long n)
 {
-	FILE *f = fopen("/proc/sys/vm/nr_hugepages", "w");
+	FILE *f = fopen(NR_HUGEPAGES, "w");
 	int rc;
 
 	if (!f)
@@ -376,13 +364,6 @@ static int hugepages_write(long n)
 	return fclose(f) || rc ? -1 : 0;
 }
 
-/*
- * huge_pages=on needs the pages reserved before the server starts: ask the
- * server how many its shared memory takes (postgres -C
- * shared_memory_size_in_huge_pages, with this run's settings) and reserve
- * them, plus a margin. Returns the reservation to restore after the run
- * (-1: nothing to restore), or -2 on failure.
- */
 /* The reservation before --huge-pages changed it (-1: unchanged). */
 static long hugepages_restore = -1;
 
@@ -393,13 +374,21 @@ static void restore_huge_pages(void)
 	hugepages_restore = -1;
 }
 
+/*
+ * huge_pages=on needs the pages reserved before the server starts: ask the
+ * server how many its shared memory takes (postgres -C
+ * shared_memory_size_in_huge_pages, with this run's settings) and reserve
+ * them, plus a margin. Returns the reservation to restore after the run
+ * (-1: nothing to restore), or -2 on failure.
+ */
+
 static long reserve_huge_pages(const char *bin, const char *datadir, const char *maxconn,
 			       const char *sb)
 {
 	char *pg = path(bin, "postgres"), *out = path(opt_workdir, "hugepages.out");
 	char *argv_c[] = { pg, "-D", (char *)datadir, "-C", "shared_memory_size_in_huge_pages",
 		"-c", (char *)maxconn, "-c", (char *)sb, NULL };
-	long need = -1, had = hugepages_read(), got;
+	long need = -1, had = bench_read_long(NR_HUGEPAGES);
 	FILE *f;
 
 	if (run(argv_c, true, out, NULL) == 0 && (f = fopen(out, "r"))) {
@@ -416,7 +405,7 @@ static long reserve_huge_pages(const char *bin, const char *datadir, const char 
 	}
 	if (had >= need + 4)
 		return -1;
-	if (hugepages_write(need + 4) || (got = hugepages_read()) < need + 4) {
+	if (hugepages_write(need + 4) || bench_read_long(NR_HUGEPAGES) < need + 4) {
 		fprintf(stderr, PROG ": --huge-pages: cannot reserve %ld huge pages "
 			"(/proc/sys/vm/nr_hugepages; as root, with enough free memory)\n", need + 4);
 		if (had >= 0)
