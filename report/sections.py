@@ -818,6 +818,74 @@ def predictions(rep, sid, spec):
               "on a side: **too few runs**.", "")
 
 
+def question(rep, sid, spec):
+    """An open question and what the runs say to it: the spec's `question`
+    (text), then each `finding` (where, baseline and arm, or `level`; a
+    metric) measured, each change with its simultaneous interval over the
+    section's changes and its verdict, followed by the finding's text for
+    that verdict (`better`, `worse`, `none` for no difference resolved,
+    `unresolved` for an unbounded interval or too few runs, `level` for a
+    level); then `limits` (what the testbed cannot show). The texts are the
+    experiment's; every number is measured: a text holds no figure."""
+    src = rep.exp_src
+    for k in ("title", "bench", "question", "limits"):
+        if not spec.get(k):
+            raise ReportError(f"{rs.rel(src)}: [section.{sid}]: no {k}")
+    finds = spec.get("finding", [])
+    if not finds:
+        raise ReportError(f"{rs.rel(src)}: [section.{sid}]: no finding")
+    tb = spec.get("testbed")
+    scope = {"bench": spec["bench"], **({"testbed": tb} if tb else {})}
+    if not rep.done(scope):
+        return
+    measured = []
+    for n, f in enumerate(finds):
+        what = f"[section.{sid}] finding {n + 1}"
+        level = bool(f.get("level"))
+        for k in ("label", "where", "arm", "metric") + (() if level else ("baseline", "better", "worse", "none",
+                                                                           "unresolved")):
+            if k not in f:
+                raise ReportError(f"{rs.rel(src)}: {what}: no {k}")
+        m = rep.metric(f["metric"], src)
+        arm = rs.parse_selector(f"bench={spec['bench']} {f['where']} {f['arm']}", src, what, rep.meta)
+        base = None if level else rs.parse_selector(f"bench={spec['bench']} {f['where']} {f['baseline']}", src,
+                                                    what, rep.meta)
+        for sel in (arm, base):
+            if sel is not None and tb:
+                sel["testbed"] = tb
+        ar, br = rep.done(arm), ([] if level else rep.done(base))
+        measured.append((f, m, ar, br, level))
+    m_changes = sum(1 for f, m, ar, br, level in measured if not level and ar and br)
+    slevel = 1 - (1 - an.LEVEL) / max(1, m_changes)
+    rep.p(f"## {spec['title']}", "", spec["question"], "")
+    lines = []
+    for f, m, ar, br, level in measured:
+        if not ar or (not level and not br):
+            lines.append(f"- **{f['label']}**: not run here.")
+            continue
+        if level:
+            xs = rep.values(ar, m)
+            st = an.summary(xs)
+            val = (f"{num(st['mean'], m.decimals)} {m.label} on average over {len(ar)} runs (from "
+                   f"{num(min(xs), m.decimals)} to {num(max(xs), m.decimals)})")
+            lines.append(f"- **{f['label']}**: {val}." + (f" {f['level_text']}" if f.get("level_text") else ""))
+            continue
+        cm = rep.compare(br, ar, m)
+        sim = an.at_level(cm, slevel)
+        if an.too_few(cm) or sim is None:
+            v, text = (an.TOO_FEW if an.too_few(cm) else an.INCONCLUSIVE), f["unresolved"]
+        else:
+            v = an.direction_verdict(sim, m.direction)
+            text = f["none"] if v == an.NO_DIFFERENCE else f["better"] if v in (an.BETTER, "higher") else f["worse"]
+        lines.append(f"- **{f['label']}**: {m.label} {pct(cm['change'])}, simultaneous interval {ci_pct(sim)} "
+                     f"({len(br)} and {len(ar)} runs): **{v}**. {text}")
+    rep.p(*lines, "",
+          f"Each change's interval is simultaneous over the {m_changes} change(s) above (each at "
+          f"{level_pct(slevel)}%, Bonferroni). The experiment file holds a sentence for each possible verdict; "
+          "the measured verdict picks the one shown, and every figure is computed from the runs.", "",
+          spec["limits"], "")
+
+
 def table_section(rep, sid, spec):
     """A comparison table (against one baseline, or several), per testbed."""
     for tb in rep.testbeds or [None]:
@@ -831,6 +899,7 @@ KINDS = {
     "grant-durations": grant_durations,
     "mutex-classes": mutex_classes,
     "predictions": predictions,
+    "question": question,
 }
 
 

@@ -190,6 +190,14 @@ like "... the huge-pages arm asks pg-run for huge pages, the others do not" \
 experiments/plan --experiments "$pgx" --testbeds parallel --seed 3 --plan "$tmp/pg.tsv" --estimates "$tmp/pg.est" >/dev/null 2>&1
 is "... run-all is told the guest's memory and the databases" \
 	"$(grep -E '^(guest_mem|pg_scales)=' "$tmp/pg.est" | tr '\n' ' ')" "guest_mem=3G pg_scales=32 "
+# Clients and hogs are per vCPU: run-all's --cpus reaches the plan.
+pg8=$("$ra" --dry-run --seed 3 --name plan-test-$$ --experiments "$pgx" --testbeds parallel --cpus 8 \
+	--modes select --clients-per-vcpu 4 --hogs-per-vcpu 0,8 2>&1)
+is "... --cpus 8: 4 clients per vCPU are 32, 8 hogs per vCPU 64" \
+	"$(rows "$pg8" | awk -F'\t' '{ print $12 "/" $13 }' | sort -u | tr '\n' ' ')" "32/0 32/64 "
+out=$(experiments/plan --experiments "$pgx" --vcpus 0 2>&1)
+is "... experiments/plan --vcpus 0: exit 2" "$?" 2
+like "... saying so" "$out" "--vcpus: not a number from 1 to 9999: '0'"
 out=$("$ra" --dry-run --name plan-test-$$ --experiments "$pgx" --modes bogus 2>&1)
 is "... --modes bogus: exit 2" "$?" 2
 like "... saying so" "$out" "bogus"

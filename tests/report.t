@@ -194,6 +194,98 @@ is "a malformed experiment.json fails" "$?" 1
 like "... naming it" "$out" "two/experiment.json: not valid JSON"
 rm "$fx/two/experiment.json"
 
+# A question section: each finding's sentence is picked by its measured
+# verdict (110 -> 160 is better at the section's simultaneous level; the
+# same values are no difference), a level finding gives the mean and the
+# runs' range, a finding with no runs says so.
+cat >"$tmp/q.toml" <<'EOF2'
+extends = "default.toml"
+[section.q]
+kind = "question"
+bench = "locktable"
+title = "The open question"
+question = "QUESTION-TEXT"
+limits = "LIMITS-TEXT"
+[[section.q.finding]]
+label = "task-shared against off"
+where = "clients=300 hogs=400"
+baseline = "grant=0"
+arm = "abi=task-shared"
+metric = "execs_per_s"
+better = "BETTER-TEXT"
+worse = "WORSE-TEXT"
+none = "NONE-TEXT"
+unresolved = "UNRESOLVED-TEXT"
+[[section.q.finding]]
+label = "grants"
+where = "clients=300 hogs=400"
+arm = "abi=task-shared"
+metric = "kernel_granted"
+level = true
+level_text = "LEVEL-TEXT"
+[[section.q.finding]]
+label = "off against task-shared"
+where = "clients=300 hogs=400"
+baseline = "abi=task-shared"
+arm = "grant=0"
+metric = "execs_per_s"
+better = "B2"
+worse = "WORSE2-TEXT"
+none = "N2"
+unresolved = "U2"
+[[section.q.finding]]
+label = "a point never run"
+where = "clients=300 hogs=999"
+baseline = "grant=0"
+arm = "abi=task-shared"
+metric = "execs_per_s"
+better = "B"
+worse = "W"
+none = "N"
+unresolved = "U"
+EOF2
+"$top/experiments/plan" --experiments "$tmp/q.toml" --plan /dev/null --resolved "$fx/two/experiment.json"
+out=$("$gen" "$fx/two" 2>&1)
+is "a question section renders" "$?" 0
+like "... the question, then each finding with its verdict's sentence" "$out" \
+	'## The open question.*QUESTION-TEXT.*- \*\*task-shared against off\*\*: SQL exec/s \+45\.5%, simultaneous interval \[[^]]*\] \(3 and 3 runs\): \*\*better\*\*\. BETTER-TEXT'
+like "... the other way round: worse, and its sentence" "$out" \
+	'\*\*off against task-shared\*\*: SQL exec/s -31\.2%, simultaneous interval \[[^]]*\] \(3 and 3 runs\): \*\*worse\*\*\. WORSE2-TEXT'
+like "... a level: the mean and the runs' range" "$out" '\*\*grants\*\*: 160 .* on average over 3 runs \(from 150 to 170\)\. LEVEL-TEXT'
+like "... a finding without runs says so" "$out" '\*\*a point never run\*\*: not run here\.'
+like "... the interval is simultaneous over the measured changes, then the limits" "$out" \
+	'simultaneous over the 2 change\(s\) above \(each at 97\.5%, Bonferroni\).*LIMITS-TEXT'
+"$mk" "$fx/q-same" "$(off 100,110,120)" "$(lt abi=task-shared 100,110,120)"
+"$top/experiments/plan" --experiments "$tmp/q.toml" --plan /dev/null --resolved "$fx/q-same/experiment.json"
+out=$("$gen" "$fx/q-same" 2>&1)
+like "... the same values: no difference, and its sentence" "$out" '\*\*no difference resolved\*\*\. NONE-TEXT'
+unlike "... not another verdict's" "$out" 'BETTER-TEXT|WORSE-TEXT|UNRESOLVED-TEXT|WORSE2-TEXT'
+sed '/^better = "BETTER-TEXT"/d' "$tmp/q.toml" >"$tmp/q-bad.toml"
+"$top/experiments/plan" --experiments "$tmp/q-bad.toml" --plan /dev/null --resolved "$fx/q-same/experiment.json"
+out=$("$gen" "$fx/q-same" 2>&1)
+is "a finding without a verdict's sentence fails" "$?" 1
+like "... naming the section, the finding and the key" "$out" '\[section\.q\] finding 1: no better'
+
+# --sections: the sections of an experiment file as it is now, for a folder
+# that ran the same experiment; the header says so. Another experiment's
+# file is refused.
+"$top/experiments/plan" --experiments "$tmp/renamed.toml" --plan /dev/null --resolved "$fx/two/experiment.json"
+out=$("$gen" --sections "$tmp/q.toml" "$fx/two" 2>&1)
+is "--sections renders the file's sections" "$?" 0
+like "... the question section, not the folder's" "$out" '## The open question'
+like "... and the header says where the sections come from" "$out" \
+	"the report's sections come from .*q\.toml., not from that copy .*the runs, the plan, the claims and the caveats are the folder's"
+printf 'extends = "default.toml"\nname = "other"\n' >"$tmp/other.toml"
+out=$("$gen" --sections "$tmp/other.toml" "$fx/two" 2>&1)
+is "--sections with another experiment's file fails" "$?" 1
+like "... saying which" "$out" "experiment 'other', but the folder ran 'default'"
+out=$("$gen" --sections "$tmp/nonesuch.toml" "$fx/two" 2>&1)
+is "--sections with a missing file fails" "$?" 1
+out=$("$gen" --sections 2>&1)
+is "--sections without a file: usage, exit 2" "$?" 2
+like "... the usage names it" "$out" 'usage: report/generate \[--sections EXPERIMENT.toml\] RESULTS_DIR'
+rm "$fx/two/experiment.json"
+
 # The caveats come from the experiment too: the latency floor reads the
 # runs its where names and states its bound_us.
 "$mk" "$fx/lat" "$(off 100,110,120)" "bench=latency clients=300 hogs=400 grant=0 values=4000,4200,4400" \
