@@ -857,6 +857,10 @@ def question(rep, sid, spec):
         measured.append((f, m, ar, br, level))
     m_changes = sum(1 for f, m, ar, br, level in measured if not level and ar and br)
     slevel = 1 - (1 - an.LEVEL) / max(1, m_changes)
+    if not any(ar for f, m, ar, br, level in measured):
+        rep.p(f"## {spec['title']}", "", "No run of this folder answers it: none of its findings' runs ("
+              + "; ".join(f["label"] for f in finds) + ") is here.", "")
+        return
     rep.p(f"## {spec['title']}", "", spec["question"], "")
     lines = []
     for f, m, ar, br, level in measured:
@@ -879,10 +883,11 @@ def question(rep, sid, spec):
             text = f["none"] if v == an.NO_DIFFERENCE else f["better"] if v in (an.BETTER, "higher") else f["worse"]
         lines.append(f"- **{f['label']}**: {m.label} {pct(cm['change'])}, simultaneous interval {ci_pct(sim)} "
                      f"({len(br)} and {len(ar)} runs): **{v}**. {text}")
+    how = (f"Each change's interval is simultaneous over the {m_changes} change(s) above (each at "
+           f"{level_pct(slevel)}%, Bonferroni). " if m_changes else "")
     rep.p(*lines, "",
-          f"Each change's interval is simultaneous over the {m_changes} change(s) above (each at "
-          f"{level_pct(slevel)}%, Bonferroni). The experiment file holds a sentence for each possible verdict; "
-          "the measured verdict picks the one shown, and every figure is computed from the runs.", "",
+          how + "The experiment file holds a sentence for each possible verdict; the measured verdict picks the "
+          "one shown, and every figure is computed from the runs.", "",
           spec["limits"], "")
 
 

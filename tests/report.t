@@ -260,6 +260,12 @@ like "... the interval is simultaneous over the measured changes, then the limit
 out=$("$gen" "$fx/q-same" 2>&1)
 like "... the same values: no difference, and its sentence" "$out" '\*\*no difference resolved\*\*\. NONE-TEXT'
 unlike "... not another verdict's" "$out" 'BETTER-TEXT|WORSE-TEXT|UNRESOLVED-TEXT|WORSE2-TEXT'
+"$mk" "$fx/q-none" "bench=locktable clients=100 hogs=400 grant=0 values=100,110,120"
+"$top/experiments/plan" --experiments "$tmp/q.toml" --plan /dev/null --resolved "$fx/q-none/experiment.json"
+out=$("$gen" "$fx/q-none" 2>&1)
+like "... a folder with none of its findings' runs: the heading and one line saying so" "$out" \
+	"## The open question"$'\n\n'"No run of this folder answers it: none of its findings' runs \\(task-shared against off; grants;"
+unlike "... not the question or the limits" "$out" 'QUESTION-TEXT|LIMITS-TEXT'
 sed '/^better = "BETTER-TEXT"/d' "$tmp/q.toml" >"$tmp/q-bad.toml"
 "$top/experiments/plan" --experiments "$tmp/q-bad.toml" --plan /dev/null --resolved "$fx/q-same/experiment.json"
 out=$("$gen" "$fx/q-same" 2>&1)
