@@ -824,9 +824,11 @@ def question(rep, sid, spec):
     metric) measured, each change with its simultaneous interval over the
     section's changes and its verdict, followed by the finding's text for
     that verdict (`better`, `worse`, `none` for no difference resolved,
-    `unresolved` for an unbounded interval or too few runs, `level` for a
-    level); then `limits` (what the testbed cannot show). The texts are the
-    experiment's; every number is measured: a text holds no figure."""
+    `unresolved` for an unbounded interval or too few runs; for a metric
+    without a direction, `better` is higher and `worse` lower), or for a
+    level its mean and range and `level_text`; then `limits` (what the
+    testbed cannot show). The texts are the experiment's and hold no
+    measured figure: every measured number is computed here."""
     src = rep.exp_src
     for k in ("title", "bench", "question", "limits"):
         if not spec.get(k):
