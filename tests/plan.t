@@ -190,6 +190,12 @@ like "... the huge-pages arm asks pg-run for huge pages, the others do not" \
 experiments/plan --experiments "$pgx" --testbeds parallel --seed 3 --plan "$tmp/pg.tsv" --estimates "$tmp/pg.est" >/dev/null 2>&1
 is "... run-all is told the guest's memory and the databases" \
 	"$(grep -E '^(guest_mem|pg_scales)=' "$tmp/pg.est" | tr '\n' ' ')" "guest_mem=3G pg_scales=32 "
+# The estimate is the experiment's own est_s per run, not its generous
+# limit: TPC-B-like at 8 and 32 clients, 3 repeats, 10 points each, est
+# 30 + 10 + 32 // 4 + clients // 8 = 49 and 52 s.
+experiments/plan --experiments "$pgx" --testbeds parallel --modes tpcb --clients-per-vcpu 4,16 --repeats 3 \
+	--plan /dev/null --estimates "$tmp/pg-tpcb.est" >/dev/null 2>&1
+is "... its estimate comes from est_s" "$(grep '^plan_est_s=' "$tmp/pg-tpcb.est")" "plan_est_s=$(( 30 * 49 + 30 * 52 ))"
 # Clients and hogs are per vCPU: run-all's --cpus reaches the plan.
 pg8=$("$ra" --dry-run --seed 3 --name plan-test-$$ --experiments "$pgx" --testbeds parallel --cpus 8 \
 	--modes select --clients-per-vcpu 4 --hogs-per-vcpu 0,8 2>&1)
