@@ -23,24 +23,29 @@ is "the plan: one run per arm" "$(grep -v '^#' "$results/plan.tsv" 2>/dev/null |
 	"pg-select-c2-h0-control-r1 pg-select-c2-h0-huge-r1 pg-select-c2-h0-mainline-50us-r1 pg-select-c2-h0-mainline-5us-r1 pg-select-c2-h0-off-r1 "
 is "the guest had the experiment's memory" "$(sed -n 's/^guest_mem: //p' "$results/environment.txt")" "3G"
 raw=$results/raw
-ok "every run passed pgbench's and the server's checks (exit status, balances, section depth)" bash -c \
-	"for f in '$raw'/pg-*.json; do
-		jq -e '.results.ok == true and .results.balanced == true and .results.tps > 0 and
-			.results.lib.bad_depth == 0 and .config.mode == \"select\" and .config.clients == 2' \"\$f\" >/dev/null ||
-			{ echo \"# \$f\"; exit 1; }
-	done"
-ok "each run's header is its arm: the control asks through no ABI, off has the kernel's grants off" bash -c \
-	"jq -e '.header.abi == \"none\"' '$raw/pg-select-c2-h0-control-r1.json' >/dev/null &&
-	 jq -e '.header.abi == \"mainline\" and .header.kernel_grant == false' '$raw/pg-select-c2-h0-off-r1.json' >/dev/null &&
-	 jq -e '.header.kernel_grant == true and .header.extension_ns == 5000' '$raw/pg-select-c2-h0-mainline-5us-r1.json' >/dev/null &&
-	 jq -e '.header.kernel_grant == true and .header.extension_ns == 50000' '$raw/pg-select-c2-h0-mainline-50us-r1.json' >/dev/null"
-ok "... the huge-pages arm ran the server with huge_pages=on, the others without" bash -c \
-	"jq -e '.config.huge_pages == true' '$raw/pg-select-c2-h0-huge-r1.json' >/dev/null &&
-	 jq -e '.config.huge_pages == false' '$raw/pg-select-c2-h0-off-r1.json' >/dev/null"
-ok "... grants off and the control: the kernel granted nothing" bash -c \
-	"jq -e '.results.kernel.granted == 0' '$raw/pg-select-c2-h0-off-r1.json' '$raw/pg-select-c2-h0-control-r1.json' >/dev/null"
-ok "... the control's backends asked for nothing" bash -c \
-	"jq -e '.results.lib.grants == 0 and .results.lib.yields == 0' '$raw/pg-select-c2-h0-control-r1.json' >/dev/null"
+json() { echo "$raw/pg-select-c2-h0-$1-r1.json"; }
+every_run_checked() {
+	local f
+	for f in "$raw"/pg-*.json; do
+		jq_true '.results.ok == true and .results.balanced == true and .results.tps > 0 and
+			.results.lib.bad_depth == 0 and .config.mode == "select" and .config.clients == 2' "$f" ||
+			{ diag "$f"; return 1; }
+	done
+}
+headers_match_arms() {
+	jq_true '.header.abi == "none"' "$(json control)" &&
+		jq_true '.header.abi == "mainline" and .header.kernel_grant == false' "$(json off)" &&
+		jq_true '.header.kernel_grant == true and .header.extension_ns == 5000' "$(json mainline-5us)" &&
+		jq_true '.header.kernel_grant == true and .header.extension_ns == 50000' "$(json mainline-50us)"
+}
+ok "every run passed pgbench's and the server's checks (exit status, balances, section depth)" every_run_checked
+ok "each run's header is its arm: the control asks through no ABI, off has the kernel's grants off" headers_match_arms
+ok "... the huge-pages arm ran the server with huge_pages=on, the others without" \
+	eval 'jq_true ".config.huge_pages == true" "$(json huge)" && jq_true ".config.huge_pages == false" "$(json off)"'
+ok "... grants off and the control: the kernel granted nothing" \
+	eval 'jq_true ".results.kernel.granted == 0" "$(json off)" && jq_true ".results.kernel.granted == 0" "$(json control)"'
+ok "... the control's backends asked for nothing" \
+	jq_true '.results.lib.grants == 0 and .results.lib.yields == 0' "$(json control)"
 ok "the database came from make-data on the host (scale 1)" test -s "$top/build/postgres/data/s1/PG_VERSION"
 report=$(cat "$tmp/REPORT.md" 2>/dev/null)
 for section in "## PostgreSQL under pgbench: every arm against off" "## What this means for the April 2026 question" \

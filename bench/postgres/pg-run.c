@@ -381,7 +381,6 @@ static void restore_huge_pages(void)
  * them, plus a margin. Returns the reservation to restore after the run
  * (-1: nothing to restore), or -2 on failure.
  */
-
 static long reserve_huge_pages(const char *bin, const char *datadir, const char *maxconn,
 			       const char *sb)
 {
