@@ -1,6 +1,7 @@
 # slicebench
 #
-#   make           build the kernel, the project's programs and the guest image
+#   make           build the kernel, the lockstep QEMU, the project's programs
+#                  and the guest image
 #   make check     install what is missing, build, run every test suite;
 #                  the last line is "N passed, N failed"
 #   make clean     remove the project's programs and the image (keeps the
@@ -40,7 +41,7 @@ GUEST_SCRIPTS := guest-image/guest-environment guest-image/sweep-runner
 
 # The benchmarks on lib/: each is bench/NAME/NAME.c, built for the guest
 # (static) and for the host (where they run with the ABI "none").
-BENCH_PROGS := locktable extend-sched lock-cost latency-probe unused-cost sleep-overshoot
+BENCH_PROGS := locktable extend-sched lock-cost latency-probe unused-cost sleep-overshoot smp-probe
 
 guest_targets := $(foreach p,$(GUEST_PROGS),$(GUEST_BIN)/$(firstword $(subst :, ,$(p)))) \
 	$(foreach s,$(GUEST_SCRIPTS),$(GUEST_BIN)/$(notdir $(s))) \
@@ -55,9 +56,9 @@ LIB_HDR := lib/slice.h lib/bench.h
 HOST_PROGS := $(HOST_BIN)/slice_test $(HOST_BIN)/bench_test \
 	$(addprefix $(HOST_BIN)/,$(BENCH_PROGS)) $(HOST_BIN)/swingbench-lite $(HOST_BIN)/pcache_test
 
-.PHONY: all deps kernel programs image check check-debug clean
+.PHONY: all deps kernel qemu programs image check check-debug clean
 
-all: kernel image $(HOST_PROGS)
+all: kernel qemu image $(HOST_PROGS)
 
 $(HOST_BIN)/%: lib/tests/%.c $(LIB_SRC) $(LIB_HDR) | $(HOST_BIN)
 	$(CC) $(SB_CFLAGS) -I lib -o $@ $< $(LIB_SRC) -lm
@@ -115,6 +116,10 @@ deps:
 
 kernel:
 	@kernel/build
+
+# The precise testbed's QEMU: Debian's source with qemu/series (lockstep).
+qemu:
+	@qemu/build
 
 programs: $(guest_targets)
 
