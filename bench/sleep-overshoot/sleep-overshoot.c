@@ -33,6 +33,8 @@ static double opt_sleep_us = 50;
 static long opt_count = 2000;
 /* SCHED_FIFO priority (0: stay SCHED_OTHER). */
 static int opt_fifo;
+/* Pin to this CPU (-1: wherever the scheduler puts it). */
+static int opt_cpu = -1;
 /* Write the results as JSON here. */
 static const char *opt_json;
 
@@ -43,6 +45,7 @@ static void usage(FILE *f)
 		"      --sleep-us US  each sleep's length (default: %g)\n"
 		"      --count N      sleeps (default: %ld)\n"
 		"      --fifo PRIO    run as SCHED_FIFO at PRIO, 1-99 (default: SCHED_OTHER)\n"
+		"      --cpu N        pin to CPU N (default: not pinned)\n"
 		"  -j, --json FILE    also write the results as JSON\n"
 		"  -h, --help         this text\n",
 		opt_sleep_us, opt_count);
@@ -54,6 +57,7 @@ int main(int argc, char **argv)
 		{ "sleep-us", required_argument, NULL, 's' },
 		{ "count", required_argument, NULL, 'n' },
 		{ "fifo", required_argument, NULL, 'f' },
+		{ "cpu", required_argument, NULL, 'c' },
 		{ "json", required_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -70,6 +74,7 @@ int main(int argc, char **argv)
 		case 's': opt_sleep_us = bench_parse_double(PROG, "sleep-us", optarg, 1, 1e6); break;
 		case 'n': opt_count = bench_parse_long(PROG, "count", optarg, 1, 100000000); break;
 		case 'f': opt_fifo = bench_parse_long(PROG, "fifo", optarg, 1, 99); break;
+		case 'c': opt_cpu = bench_parse_long(PROG, "cpu", optarg, 0, CPU_SETSIZE - 1); break;
 		case 'j': opt_json = optarg; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
@@ -86,6 +91,16 @@ int main(int argc, char **argv)
 	if (prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0)) {
 		perror(PROG ": PR_SET_TIMERSLACK");
 		return 1;
+	}
+	if (opt_cpu >= 0) {
+		cpu_set_t set;
+
+		CPU_ZERO(&set);
+		CPU_SET(opt_cpu, &set);
+		if (sched_setaffinity(0, sizeof(set), &set)) {
+			fprintf(stderr, PROG ": --cpu %d: %s\n", opt_cpu, strerror(errno));
+			return 1;
+		}
 	}
 	if (opt_fifo) {
 		struct sched_param sp = { .sched_priority = opt_fifo };
@@ -108,6 +123,8 @@ int main(int argc, char **argv)
 	}
 
 	bench_print_env(stdout, "none", &env);
+	if (opt_cpu >= 0)
+		printf("on CPU %d: ", opt_cpu);
 	printf("%ld sleeps of %g us%s: overshoot p50 %.2f us, p90 %.2f, p99 %.2f, p99.9 %.2f, max %.2f\n",
 	       opt_count, opt_sleep_us, opt_fifo ? " (SCHED_FIFO)" : "",
 	       hist_percentile(&over, 0.50) / 1e3, hist_percentile(&over, 0.90) / 1e3,
@@ -118,6 +135,8 @@ int main(int argc, char **argv)
 		bench_json_dbl(&json, "sleep_us", opt_sleep_us);
 		bench_json_u64(&json, "count", opt_count);
 		bench_json_u64(&json, "fifo", opt_fifo);
+		if (opt_cpu >= 0)
+			bench_json_u64(&json, "cpu", opt_cpu);
 		bench_json_obj_end(&json);
 		bench_json_obj(&json, "results");
 		bench_json_hist(&json, "overshoot", &over);
