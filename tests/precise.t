@@ -4,7 +4,7 @@
 # microseconds of guest instructions, in every sleep; a short lock-table run
 # gets grants, and they end by the task's yield. Virtual-time figures are
 # deterministic here, so they may be asserted. One boot, one for
-# sweep-runner, and one with two vCPUs for the caveat.
+# sweep-runner, and one with two vCPUs (lockstep: tests/lockstep.t).
 . "$(dirname "$0")/lib.sh"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -73,5 +73,6 @@ diag "cyclictest: $(jq -c '.thread["0"] | {max, avg, cycles}' "$tmp/sr/raw/ct-r1
 
 err=$("$VM_RUN" --clock precise --cpus 2 --timeout 600 -- nproc 2>&1)
 ok "two vCPUs: the command sees them" grep -qx 2 <<<"$err"
-like "... and vm-run says why that is not a faithful SMP machine" "$err" 'round-robin on one host thread'
+like "... in lockstep, which vm-run says when it boots" "$err" 'lockstep quantum 1000'
+unlike "... without the stock round robin's note (tests/lockstep.t has it)" "$err" 'not a faithful SMP machine'
 done_testing
