@@ -11,12 +11,15 @@ here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 vm=("$top/guest-image/vm-run" -q --clock precise)
 debian_qemu=/usr/bin/qemu-system-x86_64
-wall() {	# NAME CMD...: run CMD, append "NAME SECONDS" to wall-seconds.txt
-	local name=$1 t0
+wall() {	# NAME CMD...: run CMD, append "NAME SECONDS" to wall-seconds.txt and
+	# "NAME WALL USER SYS" (the host CPU seconds of CMD and its children:
+	# QEMU's, whatever else the host runs) to cpu-seconds.txt
+	local name=$1 t0 TIMEFORMAT='%R %U %S' times
 	shift
 	t0=$(date +%s.%N)
-	"$@"
+	{ times=$( { time "$@" 1>&3 2>&4; } 2>&1 ); } 3>&1 4>&2
 	echo "$name $(echo "$(date +%s.%N) - $t0" | bc)" >>"$here/wall-seconds.txt"
+	echo "$name $times" >>"$here/cpu-seconds.txt"
 }
 lt_main() {	# SEED [DURATION WARMUP]: the determinism run's lock table (the README's, 2026-12-04)
 	echo "sysctl -q -w kernel.slice_ext_abi=mainline kernel.slice_ext_grant=1 kernel.slice_ext_nsec=50000 &&
