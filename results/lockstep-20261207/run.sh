@@ -78,6 +78,17 @@ cost)	# 7: wall seconds per guest second under the lock-table load, N x Q
 			echo \"guest_seconds n$n q$q \$(echo \"\$t1 - \$t0\" | bc)\" >>/host/guest-seconds.txt"
 	done
 	;;
+overhead)	# 7, the quantum's own cost: every vCPU busy with a fixed loop (200,000,000
+		# additions each, no PAUSE, no I/O), host CPU seconds of the boot with it
+		# and without it, at N x Q
+	shift
+	for nq in "$@"; do
+		n=${nq%x*} q=${nq#*x}
+		wall "loopboot-n$n-q$q" "${vm[@]}" --cpus "$n" --quantum "$q" --timeout 7200 -- true
+		wall "loopload-n$n-q$q" "${vm[@]}" --cpus "$n" --quantum "$q" --timeout 7200 --share "$here" -- \
+			smp-probe --mode loop --iterations 200000000 --json /host/overhead-n$n-q$q.json >/dev/null
+	done
+	;;
 parallel)	# 8: 2 vCPUs, lockstep: the lock table's main point, off and task-shared at 50 us,
 		# the precise rows of the default reference (results/default-20261206) run by
 		# sweep-runner as run-all runs them, with 2 vCPUs instead of 1
@@ -94,5 +105,5 @@ parallel)	# 8: 2 vCPUs, lockstep: the lock table's main point, off and task-shar
 	wall "lt2-$(echo "$@" | tr ' ' '+')" "${vm[@]}" --cpus 2 --timeout 14400 --share "$here/lt2" -- \
 		sweep-runner --testbed precise /host/plan.tsv /host >"$here/lt2/sweep-runner.txt" 2>&1
 	;;
-*) echo "usage: run.sh speed|timers|pingpong|determinism|determinism8 [a|b]|stability|cost NxQ...|parallel ROW-ID..." >&2; exit 2 ;;
+*) echo "usage: run.sh speed|timers|pingpong|determinism|determinism8 [a|b]|stability|cost NxQ...|overhead NxQ...|parallel ROW-ID..." >&2; exit 2 ;;
 esac
