@@ -42,5 +42,10 @@ ok "install-deps does nothing when all is installed" bash -c "[ -z \"\$('$top/to
 kb_err=$("$top/kernel/build" --bogus 2>&1)
 is "kernel/build rejects an unknown option" "$?" 1
 ok "kernel/build names the option" grep -q -- "--bogus" <<<"$kb_err"
+like "kernel/build --jump-label is a flavour of its own" \
+	"$("$top/kernel/build" --jump-label --print-image)" '/kernel/slicebench-jump-label/bzImage$'
+like "... and combines with --stock" \
+	"$("$top/kernel/build" --stock --jump-label --print-image)" '/kernel/stock-jump-label/bzImage$'
+ok "... whose fragment turns real static keys on" grep -qx 'CONFIG_JUMP_LABEL=y' "$top/kernel/config/extra/jump-label.config"
 
 done_testing
