@@ -93,7 +93,7 @@ ok "the guest run ended cleanly (vm-run exit $rc)" test "$rc" -le 1
 # The mainline ABI disabled at boot: a second boot with rseq_slice_ext=0.
 name="slice_ext_abi_test (rseq_slice_ext=0)"
 out=$("${VM_RUN[@]}" -q --cpus 1 --timeout 600 --append rseq_slice_ext=0 -- \
-	sh -c "echo '=== $name'; slice_ext_abi_test -t mainline_boot_disabled; echo \"=== exit $name \$?\"" 2>&1)
+	sh -c "echo '=== $name'; slice_ext_abi_test -t mainline_boot_disabled -t mainline_boot_disabled_7_0_rules_advertise; echo \"=== exit $name \$?\"" 2>&1)
 rc=$?
 tap_from "$name" <<<"$out"
 check_ran "$name"

@@ -26,7 +26,7 @@
 #include <unistd.h>
 
 #ifndef __NR_task_getshared
-#define __NR_task_getshared 463
+#define __NR_task_getshared 511
 #endif
 #ifndef __NR_rseq_slice_yield
 #define __NR_rseq_slice_yield 471
