@@ -92,8 +92,12 @@ def arm_label(row, cols):
     parts = []
     if "kernel" in cols and row["kernel"] == "stock":
         parts.append("stock 6.12")
+    elif "kernel" in cols and row["kernel"] == "stock-jump-label":
+        parts.append("stock 6.12, JUMP_LABEL=y")
     elif "kernel" in cols and row["kernel"] in ("preempt-none", "preempt-full"):
         parts.append("patched, " + row["kernel"].replace("-", "="))
+    elif "kernel" in cols and row["kernel"] == "patched-jump-label":
+        parts.append("patched, JUMP_LABEL=y")
     elif "kernel" in cols:
         parts.append("patched")
     if "profile" in cols and row.get("profile"):
@@ -113,7 +117,7 @@ def arm_label(row, cols):
     alt = len(parts) > ("kernel" in cols) + ("mutex" in cols and bool(row["mutex"])) + \
         ("profile" in cols and bool(row.get("profile")))
     if "abi" in cols or "grant" in cols:
-        if row["kernel"] == "stock":
+        if row["kernel"] in ("stock", "stock-jump-label"):
             pass
         elif off and alt:
             pass
@@ -137,7 +141,7 @@ def arm_label(row, cols):
 
 
 def arm_sort(row):
-    return (MUTEX_ORDER.get(row["mutex"], 9), row["kernel"] != "stock",
+    return (MUTEX_ORDER.get(row["mutex"], 9), not row["kernel"].startswith("stock"),
             row["lock"] not in (None, "tas"), row["hog_policy"] not in (None, "other"),
             LOCK_ORDER.get(row["lock"], 9), HOG_ORDER.get(row["hog_policy"], 9), row["grant"] != 0,
             ABI_ORDER.get(row["abi"], 9), row["ext_ns"] or 0, row["rt_policy"] or "",

@@ -29,7 +29,11 @@ CHOICES = {
     "testbed": {"parallel", "precise"},
     # preempt-none, preempt-full: the patched kernel booted with preempt=X
     # (fresh boots; "patched" is the configuration's PREEMPT_VOLUNTARY).
-    "kernel": {"patched", "stock", "preempt-none", "preempt-full"},
+    # stock-jump-label, patched-jump-label: built with CONFIG_JUMP_LABEL=y
+    # (kernel/build --jump-label), for the cost when unused with real
+    # static keys (fresh boots on the precise testbed).
+    "kernel": {"patched", "stock", "preempt-none", "preempt-full", "stock-jump-label",
+               "patched-jump-label"},
     "boot": {"sweep", "fresh"},
     "abi": {"none", "rseq-cr", "task-shared", "mainline"},
     "rt_policy": {"never-delay-rt", "bounded"},
@@ -37,8 +41,11 @@ CHOICES = {
     "extend_waiting": {0, 1},
     "hog_policy": {"other", "nice19", "idle", "batch"},
     "lock": {"tas", "ticket", "futex", "yield", "pthread", "adaptive"},
-    # swingbench-lite's --profile; pg-run's --mode (postgres).
-    "profile": {"giant-lock", "buffer-latches", "select", "simple-update", "tpcb"},
+    # swingbench-lite's --profile; pg-run's --mode (postgres); unused-cost's
+    # rseq registration when not glibc's: its own V2 one (--rseq-v2), or
+    # opted in (--opt-in).
+    "profile": {"giant-lock", "buffer-latches", "select", "simple-update", "tpcb",
+                "v2-rseq", "opted-in"},
 }
 
 

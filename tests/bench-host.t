@@ -160,12 +160,14 @@ out=$(timeout 120 "$bin/unused-cost" -r 3 --syscalls 1000 --switches 100 --yield
 is "unused-cost exits 0" "$?" 0
 ok "unused-cost's JSON: the shared header and the four loops" \
 	jq_true '.header.tool == "unused-cost" and .header.abi == "none" and (.header.argv | length) == 13 and
-		.config.rounds == 3 and .config.opt_in == "none" and .results.syscall.median_ns > 0 and
+		.config.rounds == 3 and .config.opt_in == "none" and .config.rseq_v2 == 0 and .results.syscall.median_ns > 0 and
 		.results.sched_yield.median_ns > 0 and .results.switch.median_ns > 0 and (.results | has("preempt"))' "$tmp/uc.json"
 ok "... and how long it waited for the clocksource it timed with" \
 	jq_true '.setup.clocksource_waited_s >= 0 and .config.settle_s == 30' "$tmp/uc.json"
 expect_fail "unused-cost --opt-in with an unknown ABI" 2 "^unused-cost: --opt-in: unknown ABI 'bogus'" \
 	"$bin/unused-cost" --opt-in bogus
+expect_fail "unused-cost --rseq-v2 with --opt-in, before the run" 2 "^unused-cost: --rseq-v2 and --opt-in" \
+	"$bin/unused-cost" --rseq-v2 --opt-in mainline
 expect_fail "unused-cost --json into a missing folder, before the run" 1 'cannot write /nonexistent' \
 	"$bin/unused-cost" --syscalls 100000000 --json /nonexistent/uc.json
 expect_fail "unused-cost --settle-s -1" 2 '^unused-cost: --settle-s: -1 is out of range' "$bin/unused-cost" --settle-s -1

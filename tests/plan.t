@@ -71,8 +71,14 @@ is "extend-sched -w: extend_waiting 1" "$(rows "$p" | awk -F'\t' '$1 == "es-w-rs
 is "the grant traces: one run per length, at the main point" \
 	"$(rows "$p" | awk -F'\t' '$4 == "grant-trace" && $5 == "parallel" { print $10 }' | sort -n | tr '\n' ' ')" "5000 10000 30000 50000 "
 u=$("$ra" --dry-run --name plan-test-$$ --experiments "$top/experiments/unused-cost.toml" 2>&1)
-is "a file of fresh boots only (experiments/unused-cost.toml) plans: 9 precise fresh boots" \
-	"$?:$(rows "$u" | awk -F'\t' '$7 == "fresh" && $5 == "precise"' | wc -l)" "0:9"
+is "a file of fresh boots only (experiments/unused-cost.toml) plans: 16 precise fresh boots" \
+	"$?:$(rows "$u" | awk -F'\t' '$7 == "fresh" && $5 == "precise"' | wc -l)" "0:16"
+is "unused-cost: JUMP_LABEL=y kernels; the four arms rotate, each first once" \
+	"$(rows "$u" | awk -F'\t' '$2 == 1 || $2 == 4 { print $6 "/" $18 }' | tr '\n' ' ')" \
+	"stock-jump-label/- patched-jump-label/- patched-jump-label/v2-rseq patched-jump-label/opted-in \
+patched-jump-label/opted-in stock-jump-label/- patched-jump-label/- patched-jump-label/v2-rseq "
+ok "unused-cost: the profile column says each run's rseq registration, from its arguments" \
+	test "$(rows "$u" | awk -F'\t' '($18 == "v2-rseq") != ($21 ~ /--rseq-v2/) || ($18 == "opted-in") != ($21 ~ /--opt-in mainline/)' | wc -l)" = 0
 is "unused-cost: fresh boots, stock and patched alternating, which boots first rotating" \
 	"$(rows "$p" | awk -F'\t' '$7 == "fresh" { print $6 }' | head -4 | tr '\n' ' ')" "stock patched patched stock "
 

@@ -40,6 +40,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -63,6 +64,13 @@ static long opt_yields = 100000;
 static long opt_preempt_ms = 200;
 /* Opt the measuring threads in to this ABI (through lib/), never asking. */
 static const char *opt_opt_in = "none";
+/*
+ * Register each measuring thread's own rseq area of AT_RSEQ_FEATURE_SIZE
+ * bytes (33 on Linux 7.0 and this series), as glibc 2.41 and later do:
+ * an "RSEQ V2" registration, without the prctl. 0: glibc's registration
+ * (32 bytes with Debian 12's glibc 2.36).
+ */
+static int opt_rseq_v2;
 /* Wait at most this long (s) for the final clocksource before timing. */
 static long opt_settle_s = 30;
 /* Write the results as JSON here. */
@@ -136,10 +144,39 @@ static void pin(int cpu)
 	}
 }
 
-/* A measuring thread's set-up: pinned, and opted in if asked to. */
+/* What glibc 2.41 registers: AT_RSEQ_FEATURE_SIZE bytes, AT_RSEQ_ALIGN aligned. */
+static __thread struct { char b[128]; } v2_area __attribute__((aligned(128)));
+
+static void register_rseq_v2(void)
+{
+	unsigned long size = getauxval(AT_RSEQ_FEATURE_SIZE);
+	unsigned long align = getauxval(AT_RSEQ_ALIGN);
+
+	if (size <= SLICE__RSEQ_ORIG_SIZE || size > sizeof(v2_area) || align > 128) {
+		fprintf(stderr, PROG ": --rseq-v2: the kernel's feature size is %lu, align %lu: "
+			"no V2 registration to make\n", size, align);
+		exit(1);
+	}
+	/* Leave glibc's registration; EINVAL: it made none for this thread. */
+	if (__rseq_size && syscall(__NR_rseq, (char *)__builtin_thread_pointer() + __rseq_offset,
+				   __rseq_size > SLICE__RSEQ_ORIG_SIZE ? __rseq_size : SLICE__RSEQ_ORIG_SIZE,
+				   SLICE__RSEQ_FLAG_UNREGISTER, SLICE__RSEQ_SIG) && errno != EINVAL) {
+		perror(PROG ": --rseq-v2: leaving glibc's rseq registration");
+		exit(1);
+	}
+	memset(&v2_area, 0, sizeof(v2_area));
+	if (syscall(__NR_rseq, &v2_area, size, 0, SLICE__RSEQ_SIG)) {
+		perror(PROG ": --rseq-v2: registering");
+		exit(1);
+	}
+}
+
+/* A measuring thread's set-up: pinned, registered, and opted in if asked to. */
 static void thread_setup(void)
 {
 	pin(opt_cpu);
+	if (opt_rseq_v2)
+		register_rseq_v2();
 	if (opt_in_abi != SLICE_ABI_NONE && slice_thread_init()) {
 		perror(PROG ": opting in");
 		exit(1);
@@ -277,6 +314,9 @@ static void usage(FILE *f)
 		"      --cpu N        CPU every measuring thread is pinned to (default: %d)\n"
 		"      --opt-in ABI   opt the threads in to ABI through lib/, never asking:\n"
 		"                     none, auto, rseq-cr, task-shared, mainline (default: %s)\n"
+		"      --rseq-v2      register each thread's own rseq area of the kernel's\n"
+		"                     feature size, as glibc 2.41+ does (RSEQ V2), no prctl\n"
+		"                     (default: glibc's registration)\n"
 		"      --settle-s N   before timing, wait at most N s for the clocksource to\n"
 		"                     leave its boot-time stand-in, 0 to not wait (default: %ld)\n"
 		"  -j, --json FILE    also write the results as JSON\n"
@@ -296,6 +336,7 @@ int main(int argc, char **argv)
 		{ "preempt-ms", required_argument, NULL, 'p' },
 		{ "opt-in", required_argument, NULL, 'o' },
 		{ "settle-s", required_argument, NULL, 'S' },
+		{ "rseq-v2", no_argument, NULL, 'V' },
 		{ "json", required_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -325,6 +366,7 @@ int main(int argc, char **argv)
 			}
 			opt_opt_in = optarg;
 			break;
+		case 'V': opt_rseq_v2 = 1; break;
 		case 'S': opt_settle_s = bench_parse_long(PROG, "settle-s", optarg, 0, 3600); break;
 		case 'j': opt_json = optarg; break;
 		case 'h': usage(stdout); return 0;
@@ -333,6 +375,11 @@ int main(int argc, char **argv)
 	}
 	if (optind < argc) {
 		fprintf(stderr, PROG ": unexpected argument '%s'\n", argv[optind]);
+		return 2;
+	}
+	if (opt_rseq_v2 && opt_in_abi != SLICE_ABI_NONE) {
+		fprintf(stderr, PROG ": --rseq-v2 and --opt-in: lib/ makes its own registration "
+			"for the mainline ABI; use one or the other\n");
 		return 2;
 	}
 	/* Open the output before the run, so that a bad path fails first. */
@@ -372,6 +419,7 @@ int main(int argc, char **argv)
 	bench_print_env(stdout, slice_abi_name(opt_in_abi), &env);
 	printf("# %d rounds, median ns per op\n", opt_rounds);
 	printf("# threads opted in to: %s\n", slice_abi_name(opt_in_abi));
+	printf("# rseq registration: %s\n", opt_rseq_v2 ? "own, AT_RSEQ_FEATURE_SIZE bytes (V2)" : "glibc's");
 	printf("# timed with clocksource %s (waited %.1f s for it)\n", cs, settled_s);
 	for (int i = 0; i < 4; i++)
 		printf("%-12s %10.1f  min %10.1f  max %10.1f\n", res[i].name, res[i].median,
@@ -385,6 +433,7 @@ int main(int argc, char **argv)
 		bench_json_u64(&json, "yields", opt_yields);
 		bench_json_u64(&json, "preempt_ms", opt_preempt_ms);
 		bench_json_str(&json, "opt_in", slice_abi_name(opt_in_abi));
+		bench_json_u64(&json, "rseq_v2", opt_rseq_v2);
 		bench_json_u64(&json, "settle_s", opt_settle_s);
 		bench_json_obj_end(&json);
 		bench_json_obj(&json, "setup");
