@@ -37,7 +37,15 @@ SELFTEST_CFLAGS := -isystem $(KHDR) -I $(KSELFTEST) -I kernel/selftests -Wno-sig
 	-Wno-clobbered
 
 # Scripts for the guest (busybox sh), installed as they are.
-GUEST_SCRIPTS := guest-image/guest-environment guest-image/sweep-runner
+GUEST_SCRIPTS := guest-image/guest-environment guest-image/sweep-runner guest-image/run-rseq-selftests
+
+# 6.12's own rseq selftests, from the patched tree, unchanged, linked
+# statically (the guest has no libc): rseq-NAME in the guest. The _mm_cid
+# variants are the same sources built with -DBUILDOPT_RSEQ_PERCPU_MM_CID,
+# as their Makefile does.
+RSEQ_SELFTESTS := basic_test basic_percpu_ops_test basic_percpu_ops_mm_cid_test param_test \
+	param_test_mm_cid
+RSEQ_ST := $(KSELFTEST)/rseq
 
 # The benchmarks on lib/: each is bench/NAME/NAME.c, built for the guest
 # (static) and for the host (where they run with the ABI "none").
@@ -47,7 +55,8 @@ guest_targets := $(foreach p,$(GUEST_PROGS),$(GUEST_BIN)/$(firstword $(subst :, 
 	$(foreach s,$(GUEST_SCRIPTS),$(GUEST_BIN)/$(notdir $(s))) \
 	$(addprefix $(GUEST_BIN)/,$(SELFTESTS)) \
 	$(addprefix $(GUEST_BIN)/,$(BENCH_PROGS)) $(GUEST_BIN)/swingbench-lite \
-	$(BUILD)/slice-abi-checked $(GUEST_BIN)/slice-fork
+	$(BUILD)/slice-abi-checked $(GUEST_BIN)/slice-fork \
+	$(addprefix $(GUEST_BIN)/rseq-,$(RSEQ_SELFTESTS))
 
 # The extension-aware locking library and the benchmarks' common code, and
 # their host unit tests.
@@ -141,6 +150,11 @@ $(BUILD)/slice-abi-checked: lib/slice_abi_check.c lib/slice.h $(KERNEL_OUT)/stam
 
 $(GUEST_BIN)/%: kernel/selftests/%.c kernel/selftests/slice_ext_util.h $(KERNEL_OUT)/stamp | $(GUEST_BIN)
 	$(CC) $(SB_CFLAGS) $(SELFTEST_CFLAGS) -static -o $@ $< $(LDLIBS)
+
+$(GUEST_BIN)/rseq-%: $(KERNEL_OUT)/stamp | $(GUEST_BIN)
+	$(CC) -O2 -g -static -I $(RSEQ_ST) -I $(KSELFTEST)/../../include -isystem $(KHDR) \
+		$(if $(findstring mm_cid,$*),-DBUILDOPT_RSEQ_PERCPU_MM_CID) \
+		-o $@ $(RSEQ_ST)/$(subst _mm_cid,,$*).c $(RSEQ_ST)/rseq.c -lpthread -ldl
 
 $(GUEST_BIN)/%: guest-image/% | $(GUEST_BIN)
 	install -m 0755 $< $@

@@ -99,6 +99,24 @@ tap_from "$name" <<<"$out"
 check_ran "$name"
 ok "the rseq_slice_ext=0 guest run ended cleanly (vm-run exit $rc)" test "$rc" -le 1
 
+# 6.12's own rseq selftests, unchanged, under rseq_rules 7.1 and 7.0, with
+# glibc's registration (guest-image/run-rseq-selftests says why not their
+# own): the series changes rseq's registration and update for every task.
+name="6.12's rseq selftests"
+out=$("${VM_RUN[@]}" -q --cpus 2 --timeout 1500 -- run-rseq-selftests 2>&1)
+rc=$?
+runs=0
+while IFS= read -r line; do
+	case "$line" in
+	"rseq-selftest "*)
+		runs=$((runs + 1))
+		desc=${line%: exit *}
+		is "$desc" "${line##*: exit }" 0 ;;
+	esac
+done <<<"$out"
+is "$name: 32 runs (17 under 7.1, 15 under 7.0)" "$runs" 32
+ok "the $name guest run ended cleanly (vm-run exit $rc)" test "$rc" -le 1
+
 # 6.12 has PREEMPT_DYNAMIC: the other two preemption models, one boot each,
 # with the main selftest and a short fuzz. preempt=full runs the ABI tests
 # too: there a grant can also end by a preemption inside a system call's
