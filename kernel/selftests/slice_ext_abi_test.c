@@ -116,56 +116,11 @@ static void restart_alarm(int sig)
 	restart_alarms++;
 }
 
-static int restart_with_feature_bits_child(void)
-{
-	struct sigaction sa = { .sa_handler = restart_alarm };
-	struct itimerval it = { .it_value = { 0, 20000 } };
-	struct rseq *rs = glibc_rseq_area();
-
-	if (sigaction(SIGALRM, &sa, NULL))
-		return 2;
-	rs->flags |= RSEQ_CS_FLAG_SLICE_EXT_AVAILABLE | RSEQ_CS_FLAG_SLICE_EXT_ENABLED;
-	if (setitimer(ITIMER_REAL, &it, NULL))
-		return 2;
-	/*
-	 * Spin inside a critical section until the alarm aborts it: the
-	 * signal's delivery restarts it at the abort handler (label 4), which
-	 * leaves. The signature precedes the handler, as the kernel checks.
-	 * A preemption aborts it too (another task on this CPU, more likely
-	 * in a guest with few vCPUs): that abort takes the same path, and the
-	 * loop enters the section again until the alarm has come.
-	 */
-	do __asm__ __volatile__(
-		"leaq 3f(%%rip), %%rax\n\t"
-		"movq %%rax, %[cs]\n\t"
-		"1:\n\t"
-		"jmp 1b\n\t"
-		"2:\n\t"
-		".pushsection .data.slice_ext_rseq_cs, \"aw\"\n\t"
-		".balign 32\n\t"
-		"3:\n\t"
-		".long 0, 0\n\t"
-		".quad 1b, 2b - 1b, 4f\n\t"
-		".popsection\n\t"
-		".long 0x53053053\n\t"
-		"4:\n\t"
-		"movq $0, %[cs]\n\t"
-		: [cs] "=m" (rs->rseq_cs)
-		: : "rax", "memory");
-	while (!restart_alarms);
-	return restart_alarms == 1 ? 0 : 3;
-}
-
-TEST(rseq_restart_with_feature_bits)
-{
-	if (__rseq_size == 0)
-		SKIP(return, "glibc registered no rseq area");
-	EXPECT_EQ(0, in_child(restart_with_feature_bits_child));
-}
-
 /*
- * Spin in an rseq critical section until something aborts it; returns
- * how many times it was entered. No alarm: only a preemption can end it.
+ * Spin in an rseq critical section until something aborts it (a signal's
+ * delivery or a preemption restarts it at the abort handler, label 4,
+ * which leaves; the signature precedes the handler, as the kernel
+ * checks); returns how many times it was entered.
  */
 static int spin_in_cs(struct rseq *rs)
 {
@@ -190,6 +145,36 @@ static int spin_in_cs(struct rseq *rs)
 		: [cs] "=m" (rs->rseq_cs), [n] "+m" (entered)
 		: : "rax", "memory");
 	return entered;
+}
+
+static int restart_with_feature_bits_child(void)
+{
+	struct sigaction sa = { .sa_handler = restart_alarm };
+	struct itimerval it = { .it_value = { 0, 20000 } };
+	struct rseq *rs = glibc_rseq_area();
+
+	if (sigaction(SIGALRM, &sa, NULL))
+		return 2;
+	rs->flags |= RSEQ_CS_FLAG_SLICE_EXT_AVAILABLE | RSEQ_CS_FLAG_SLICE_EXT_ENABLED;
+	if (setitimer(ITIMER_REAL, &it, NULL))
+		return 2;
+	/*
+	 * Spin inside a critical section until the alarm aborts it. A
+	 * preemption aborts it too (another task on this CPU, more likely
+	 * in a guest with few vCPUs): the loop then enters the section
+	 * again until the alarm has come.
+	 */
+	do
+		spin_in_cs(rs);
+	while (!restart_alarms);
+	return restart_alarms == 1 ? 0 : 3;
+}
+
+TEST(rseq_restart_with_feature_bits)
+{
+	if (__rseq_size == 0)
+		SKIP(return, "glibc registered no rseq area");
+	EXPECT_EQ(0, in_child(restart_with_feature_bits_child));
 }
 
 /*
