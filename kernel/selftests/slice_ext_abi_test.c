@@ -758,6 +758,8 @@ TEST(mainline_registration_clears_stale_grant)
  * every switch, as in 6.12, and nothing is checked.
  */
 static bool ro_rules_7_1;
+/* Shared with the parent: the child kept its write through the switches. */
+static volatile int *ro_survived_switches;
 
 static int ro_write_child(void)
 {
@@ -775,6 +777,7 @@ static int ro_write_child(void)
 	noise_stop(&noise);
 	if (ro_rules_7_1 ? rseq_area()->cpu_id_start != 4242 : rseq_area()->cpu_id_start != 0)
 		return 3;
+	*ro_survived_switches = 1;
 	rseq_area()->cpu_id_start = 4242;
 	if (pin_to_cpu(1))
 		return 2;
@@ -788,9 +791,13 @@ TEST(mainline_rules_7_1_read_only_fields)
 
 	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
 		SKIP(return, "needs two CPUs");
+	ro_survived_switches = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, ro_survived_switches);
 	knob_save(&k, "rseq_rules");
 	ro_rules_7_1 = true;
 	EXPECT_EQ(128 + SIGSEGV, in_child(ro_write_child));
+	/* Killed at the migration, not at a switch before it. */
+	EXPECT_EQ(1, *ro_survived_switches);
 	ASSERT_EQ(0, knob_set("rseq_rules", "7.0"));
 	ro_rules_7_1 = false;
 	EXPECT_EQ(0, in_child(ro_write_child));
