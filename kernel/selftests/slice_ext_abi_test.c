@@ -965,6 +965,20 @@ static bool wait_for_grant(enum abi abi, uint64_t deadline)
 }
 
 /*
+ * The mainline ABI live with grants of 1 ms, the calling thread opted in
+ * and pinned to CPU 0; @k restores the length. 0, or -1 on a failure.
+ */
+static int long_mainline_grants(struct knob_saved *k)
+{
+	knob_save(k, "slice_ext_nsec");
+	if (knob_set("slice_ext_abi", "mainline") || knob_set("slice_ext_grant", "1") ||
+	    knob_set("slice_ext_nsec", "1000000") || pin_to_cpu(0) ||
+	    abi_thread_setup(ABI_MAINLINE))
+		return -1;
+	return 0;
+}
+
+/*
  * The grant is written back into the word the decision read, request 0 and
  * granted 1, in one 32-bit store, as 7.0 does: the two reserved bytes keep
  * what user space put there.
@@ -979,12 +993,7 @@ TEST_F_TIMEOUT(slow, mainline_grant_keeps_reserved_bytes, 600)
 
 	if (cmdline_has("rseq_slice_ext=0"))
 		SKIP(return, "disabled at boot");
-	knob_save(&k, "slice_ext_nsec");
-	ASSERT_EQ(0, knob_set("slice_ext_abi", "mainline"));
-	ASSERT_EQ(0, knob_set("slice_ext_grant", "1"));
-	ASSERT_EQ(0, knob_set("slice_ext_nsec", "1000000"));
-	ASSERT_EQ(0, pin_to_cpu(0));
-	ASSERT_EQ(0, abi_thread_setup(ABI_MAINLINE));
+	ASSERT_EQ(0, long_mainline_grants(&k));
 	ASSERT_EQ(0, noise_start(&noise, 2, 0));
 	while (!granted && now_ns() < deadline) {
 		uint64_t stop = now_ns() + 300000;
@@ -1190,13 +1199,8 @@ TEST_F_TIMEOUT(slow, mainline_filtered_yield_ends_grant, 600)
 
 	if (cmdline_has("rseq_slice_ext=0"))
 		SKIP(return, "disabled at boot");
-	knob_save(&k, "slice_ext_nsec");
-	ASSERT_EQ(0, knob_set("slice_ext_abi", "mainline"));
-	ASSERT_EQ(0, knob_set("slice_ext_grant", "1"));
 	/* Long grants: one left running would still show after the call. */
-	ASSERT_EQ(0, knob_set("slice_ext_nsec", "1000000"));
-	ASSERT_EQ(0, pin_to_cpu(0));
-	ASSERT_EQ(0, abi_thread_setup(ABI_MAINLINE));
+	ASSERT_EQ(0, long_mainline_grants(&k));
 	ASSERT_EQ(0, install_yield_filter());
 	yielded0 = task_sched_get("slice_ext.nr_yielded");
 	ASSERT_EQ(0, noise_start(&noise, 2, 0));
