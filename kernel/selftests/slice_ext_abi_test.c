@@ -28,7 +28,7 @@
 #define DEBUGFS_MAINLINE_NSEC "/sys/kernel/debug/rseq/slice_ext_nsec"
 #define DEBUGFS_RSEQ_STATS "/sys/kernel/debug/rseq/stats"
 #define DEBUGFS_RSEQ_DEBUG "/sys/kernel/debug/rseq/debug"
-#define TASK_SHARED_PAGES "/sys/kernel/debug/task_shared_pages"
+#define TASK_SHARED_PAGES "/sys/kernel/debug/task_shared/pages"
 
 static long slice_prctl(unsigned long a2, unsigned long a3, unsigned long a4,
 			unsigned long a5)
