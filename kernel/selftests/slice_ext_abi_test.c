@@ -18,7 +18,9 @@
 #include <sys/auxv.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/time.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
@@ -1258,18 +1260,6 @@ TEST_F_TIMEOUT(slow, mainline_filtered_yield_ends_grant, 600)
 /* A tracefs instance of our own, so that nothing else's tracing is touched. */
 #define TIMER_TRACE "/sys/kernel/tracing/instances/slice_ext_timer"
 
-static int write_file(const char *path, const char *val)
-{
-	int fd = open(path, O_WRONLY | O_TRUNC);
-	ssize_t n;
-
-	if (fd < 0)
-		return -1;
-	n = write(fd, val, strlen(val));
-	close(fd);
-	return n == (ssize_t)strlen(val) ? 0 : -1;
-}
-
 /* Lines in the instance's trace buffer that are events, not comments. */
 static int trace_events_recorded(void)
 {
@@ -1335,6 +1325,87 @@ TEST_F_TIMEOUT(slow, mainline_yield_cancels_timer, 600)
 	ASSERT_GE(fired, 0);
 	EXPECT_GT(yielded, 0);
 	EXPECT_LE(fired, expired);
+}
+
+/*
+ * CPU hotplug during grants: a thread takes mainline grants on CPU 1
+ * (beside two hogs) while CPU 1 goes offline and online again, so that
+ * grants end by migration and the extension timer, left armed by a grant
+ * that ended in the scheduler, is handed to CPU 0. Every grant the thread
+ * got ends, with one of the four reasons, and the thread and the kernel
+ * survive (a WARN, BUG or Oops fails the run).
+ */
+#define CPU1_ONLINE "/sys/devices/system/cpu/cpu1/online"
+
+struct hotplug_grantee {
+	atomic_int stop;
+	int setup_failed;
+	long long granted, ended;
+};
+
+static void *hotplug_grantee_main(void *arg)
+{
+	static const char *const ends[] = {
+		"slice_ext.nr_expired", "slice_ext.nr_yielded",
+		"slice_ext.nr_revoked", "slice_ext.nr_aborted",
+	};
+	struct hotplug_grantee *g = arg;
+
+	if (abi_thread_setup(ABI_MAINLINE)) {
+		g->setup_failed = 1;
+		return NULL;
+	}
+	while (!atomic_load(&g->stop)) {
+		uint64_t stop = now_ns() + 300000;
+		bool granted = false;
+
+		/* Back to CPU 1 once it is online again (offline took it off). */
+		pin_to_cpu(1);
+		abi_enter(ABI_MAINLINE);
+		while (!granted && now_ns() < stop)
+			granted = abi_shows_grant(ABI_MAINLINE);
+		if (abi_exit(ABI_MAINLINE) || granted)
+			syscall(__NR_rseq_slice_yield);
+	}
+	g->granted = task_sched_get("slice_ext.nr_granted");
+	for (int i = 0; i < 4; i++)
+		g->ended += task_sched_get(ends[i]);
+	return NULL;
+}
+
+TEST_F_TIMEOUT(slow, mainline_cpu_hotplug_during_grants, 600)
+{
+	struct hotplug_grantee g = { 0 };
+	struct knob_saved k;
+	struct noise noise;
+	int cycles = 0, failed = 0;
+	pthread_t tid;
+
+	if (cmdline_has("rseq_slice_ext=0"))
+		SKIP(return, "disabled at boot");
+	if (access(CPU1_ONLINE, W_OK))
+		SKIP(return, "no CPU 1 to take offline");
+	ASSERT_EQ(0, long_mainline_grants(&k));
+	ASSERT_EQ(0, noise_start(&noise, 2, 1));
+	ASSERT_EQ(0, pthread_create(&tid, NULL, hotplug_grantee_main, &g));
+	for (cycles = 0; cycles < 20; cycles++) {
+		usleep(30000);
+		failed += write_file(CPU1_ONLINE, "0") != 0;
+		usleep(30000);
+		failed += write_file(CPU1_ONLINE, "1") != 0;
+	}
+	usleep(30000);
+	atomic_store(&g.stop, 1);
+	pthread_join(tid, NULL);
+	noise_stop(&noise);
+	knob_restore(&k);
+	write_file(CPU1_ONLINE, "1");
+	TH_LOG("%d offline/online cycles (%d writes failed): %lld grants, %lld ended",
+	       cycles, failed, g.granted, g.ended);
+	ASSERT_EQ(0, g.setup_failed);
+	EXPECT_EQ(0, failed);
+	EXPECT_GT(g.granted, 0);
+	EXPECT_EQ(g.granted, g.ended);
 }
 
 /*
@@ -1725,6 +1796,103 @@ TEST_F_TIMEOUT(slow, task_getshared_page_limit, 600)
 	ASSERT_TRUE(WIFEXITED(status));
 	EXPECT_EQ(0, WEXITSTATUS(status));
 	EXPECT_EQ(base, shared_pages());
+}
+
+/*
+ * The pages are charged to the memory cgroup of the process that asked:
+ * N threads holding a slot in an unmapped page each (one page per thread)
+ * raise the cgroup's "kernel" memory by about N pages. Needs cgroup2 with
+ * the memory controller (the debug kernel has it; the others skip).
+ */
+#define CGROUP_ROOT "/sys/fs/cgroup"
+#define CGROUP_TEST CGROUP_ROOT "/slice_ext_task_shared"
+
+static long long memcg_kernel_bytes(void)
+{
+	char line[128];
+	long long val = -1, v;
+	FILE *f;
+
+	/* The periodic flush (every 2 s) makes every count current. */
+	usleep(2500000);
+	f = fopen(CGROUP_TEST "/memory.stat", "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "kernel %lld", &v) == 1)
+			val = v;
+	fclose(f);
+	return val;
+}
+
+static pthread_barrier_t memcg_go, memcg_held;
+
+static void *memcg_hold_thread(void *arg)
+{
+	pthread_barrier_wait(&memcg_go);
+	getshared_hold_thread(arg);
+	pthread_barrier_wait(&memcg_held);
+	return NULL;
+}
+
+static int memcg_charge_child(void)
+{
+	enum { N = 128 };
+	static pthread_t t[N];
+	long long before, after;
+	pthread_attr_t attr;
+	char pid[32];
+
+	snprintf(pid, sizeof(pid), "%d", getpid());
+	if (write_file(CGROUP_TEST "/cgroup.procs", pid))
+		return 2;
+	pthread_attr_init(&attr);
+	pthread_attr_setstacksize(&attr, 64 * 1024);
+	pthread_barrier_init(&memcg_go, NULL, N + 1);
+	pthread_barrier_init(&memcg_held, NULL, N + 1);
+	/* getshared_hold_thread() waits for all N + 1 at its end. */
+	pthread_barrier_init(&hold_barrier, NULL, N + 1);
+	for (int i = 0; i < N; i++)
+		if (pthread_create(&t[i], &attr, memcg_hold_thread, NULL))
+			return 3;
+	before = memcg_kernel_bytes();
+	pthread_barrier_wait(&memcg_go);
+	while (atomic_load(&hold_done) < N)
+		usleep(1000);
+	after = memcg_kernel_bytes();
+	pthread_barrier_wait(&hold_barrier);
+	pthread_barrier_wait(&memcg_held);
+	for (int i = 0; i < N; i++)
+		pthread_join(t[i], NULL);
+	printf("# %d pages of slots held: the cgroup's kernel memory went from %lld to %lld bytes "
+	       "(%+lld, %d pages are %d)\n", N, before, after, after - before, N, N * 4096);
+	if (before < 0 || after < 0 || atomic_load(&hold_enospc) || atomic_load(&hold_other))
+		return 4;
+	return after - before >= N * 4096LL * 9 / 10 && after - before <= N * 4096LL * 2 ? 0 : 1;
+}
+
+TEST_F_TIMEOUT(slow, task_getshared_charged_to_memcg, 600)
+{
+	char controllers[256] = "";
+	int status;
+	pid_t pid;
+
+	if (access(CGROUP_ROOT "/cgroup.controllers", F_OK) &&
+	    mount("cgroup2", CGROUP_ROOT, "cgroup2", 0, NULL))
+		SKIP(return, "no cgroup2: %s", strerror(errno));
+	if (read_file(CGROUP_ROOT "/cgroup.controllers", controllers, sizeof(controllers)) ||
+	    !strstr(controllers, "memory"))
+		SKIP(return, "no memory controller (CONFIG_MEMCG)");
+	ASSERT_EQ(0, write_file(CGROUP_ROOT "/cgroup.subtree_control", "+memory"));
+	ASSERT_TRUE(!mkdir(CGROUP_TEST, 0755) || errno == EEXIST);
+	pid = fork();
+	ASSERT_GE(pid, 0);
+	if (pid == 0)
+		_exit(memcg_charge_child());
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	rmdir(CGROUP_TEST);
+	ASSERT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status));
 }
 
 /*
