@@ -1328,6 +1328,100 @@ TEST_F_TIMEOUT(slow, mainline_yield_cancels_timer, 600)
 }
 
 /*
+ * Only fair tasks are extended (SCHED_NORMAL, SCHED_BATCH; 7.0 extends
+ * every policy): beside two hogs, a SCHED_BATCH requester gets grants; a
+ * SCHED_IDLE one, preempted by the hogs, gets none; nor does a SCHED_FIFO
+ * one preempted by a SCHED_FIFO thread of higher priority.
+ */
+static atomic_int fifo_waker_stop;
+
+static void *fifo_waker(void *arg)
+{
+	while (!atomic_load(&fifo_waker_stop))
+		usleep(500);
+	return NULL;
+}
+
+/* Ask for a second under @policy; the grants and involuntary switches. */
+static int ask_under_policy(int policy, long long *granted, long *switches)
+{
+	struct sched_param sp = { .sched_priority = policy == SCHED_FIFO ? 10 : 0 };
+	uint64_t end = now_ns() + 1000000000ull;
+	long long g0 = task_sched_get("slice_ext.nr_granted");
+	long n0 = involuntary_switches();
+
+	if (sched_setscheduler(0, policy, &sp))
+		return -1;
+	while (now_ns() < end) {
+		abi_enter(ABI_MAINLINE);
+		spin_ns(200000);
+		if (abi_exit(ABI_MAINLINE))
+			syscall(__NR_rseq_slice_yield);
+	}
+	sp.sched_priority = 0;
+	if (sched_setscheduler(0, SCHED_OTHER, &sp))
+		return -1;
+	*granted = task_sched_get("slice_ext.nr_granted") - g0;
+	*switches = involuntary_switches() - n0;
+	return 0;
+}
+
+TEST_F_TIMEOUT(slow, mainline_requester_policies, 600)
+{
+	static const struct { const char *name; int policy; bool extended; } cases[] = {
+		{ "SCHED_BATCH", SCHED_BATCH, true },
+		{ "SCHED_IDLE", SCHED_IDLE, false },
+		{ "SCHED_FIFO", SCHED_FIFO, false },
+	};
+	struct knob_saved k;
+	struct noise noise;
+
+	if (cmdline_has("rseq_slice_ext=0"))
+		SKIP(return, "disabled at boot");
+	ASSERT_EQ(0, long_mainline_grants(&k));
+	ASSERT_EQ(0, noise_start(&noise, 2, 0));
+	for (int i = 0; i < 3; i++) {
+		long long granted = 0;
+		long switches = 0;
+		pthread_t waker;
+		int ret;
+
+		if (cases[i].policy == SCHED_FIFO) {
+			pthread_attr_t attr;
+			struct sched_param sp = { .sched_priority = 20 };
+			cpu_set_t set;
+
+			CPU_ZERO(&set);
+			CPU_SET(0, &set);
+			pthread_attr_init(&attr);
+			pthread_attr_setinheritsched(&attr, PTHREAD_EXPLICIT_SCHED);
+			pthread_attr_setschedpolicy(&attr, SCHED_FIFO);
+			pthread_attr_setschedparam(&attr, &sp);
+			pthread_attr_setaffinity_np(&attr, sizeof(set), &set);
+			atomic_store(&fifo_waker_stop, 0);
+			ASSERT_EQ(0, pthread_create(&waker, &attr, fifo_waker, NULL));
+			pthread_attr_destroy(&attr);
+		}
+		ret = ask_under_policy(cases[i].policy, &granted, &switches);
+		if (cases[i].policy == SCHED_FIFO) {
+			atomic_store(&fifo_waker_stop, 1);
+			pthread_join(waker, NULL);
+		}
+		TH_LOG("%s requester: %lld grants, %ld involuntary switches", cases[i].name,
+		       granted, switches);
+		ASSERT_EQ(0, ret);
+		if (cases[i].extended) {
+			EXPECT_GT(granted, 0);
+		} else {
+			EXPECT_EQ(0, granted);
+			EXPECT_GT(switches, 0);
+		}
+	}
+	noise_stop(&noise);
+	knob_restore(&k);
+}
+
+/*
  * CPU hotplug during grants: a thread takes mainline grants on CPU 1
  * (beside two hogs) while CPU 1 goes offline and online again, so that
  * grants end by migration and the extension timer, left armed by a grant

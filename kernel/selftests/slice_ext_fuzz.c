@@ -5,13 +5,19 @@
  * writes to the user-visible fields, and the events the review worried
  * about happening during grants: fork, exec, thread exit, munmap/mremap/
  * mprotect of the task_getshared() page, signals, rseq unregistration and
- * re-registration, and run-time changes of every knob.
+ * re-registration, run-time changes of every knob, membarrier(RSEQ),
+ * scheduling policy changes (SCHED_BATCH, SCHED_IDLE, SCHED_FIFO, SCHED_RR,
+ * SCHED_DEADLINE, of the thread itself or of a sibling), CPU hotplug, and,
+ * in children, seccomp filters, syscall user dispatch and a ptrace tracer
+ * that skips calls.
  *
- * The fuzzer checks nothing itself beyond running: the kernel must not
- * oops, warn, leak (kmemleak) or trip lockdep/KASAN, which the guest
- * harness checks on the console. Operations that may legitimately kill
- * the process (writing rseq's read-only fields under 7.1's rules, clearing
- * the kernel's flag bits before a prctl) run in short-lived children.
+ * The kernel must not oops, warn, leak (kmemleak) or trip lockdep/KASAN,
+ * which the guest harness checks on the console. The fuzzer checks one
+ * ABI invariant itself: a mainline grant's mark is gone from slice_ctrl
+ * once the yield call that ended it returns (a failure fails the run).
+ * Operations that may legitimately kill the process (writing rseq's
+ * read-only fields under 7.1's rules, clearing the kernel's flag bits
+ * before a prctl) run in short-lived children.
  *
  * Seeded and reproducible in the sequence of operations each thread draws
  * (not in their interleaving): -s SEED, printed at the start.
@@ -20,11 +26,29 @@
  */
 #include "slice_ext_util.h"
 
+#include <linux/filter.h>
+#include <linux/membarrier.h>
+#include <linux/seccomp.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <signal.h>
+#include <stddef.h>
 #include <sys/mman.h>
+#include <sys/ptrace.h>
+#include <sys/user.h>
 #include <sys/wait.h>
+
+#ifndef PR_SET_SYSCALL_USER_DISPATCH
+#define PR_SET_SYSCALL_USER_DISPATCH 59
+#define PR_SYS_DISPATCH_ON 1
+#endif
+#ifndef SYSCALL_DISPATCH_FILTER_ALLOW
+#define SYSCALL_DISPATCH_FILTER_ALLOW 0
+#define SYSCALL_DISPATCH_FILTER_BLOCK 1
+#endif
+#ifndef SCHED_DEADLINE
+#define SCHED_DEADLINE 6
+#endif
 
 /* Run time in seconds (-d). */
 static unsigned int opt_duration = 20;
@@ -38,14 +62,19 @@ static int opt_procs = 2;
 enum op {
 	OP_SECTION, OP_WORD, OP_GETSHARED, OP_SHARED_MAP, OP_SHARED_WORD, OP_PRCTL,
 	OP_YIELD, OP_FORK, OP_EXEC, OP_THREAD, OP_SIGNAL, OP_KNOB, OP_RSEQ_REG,
-	OP_RSEQ_BAD, OP_RISKY, NR_OPS,
+	OP_RSEQ_BAD, OP_RISKY, OP_MEMBARRIER, OP_POLICY, OP_HOTPLUG, OP_SECCOMP,
+	OP_DISPATCH, OP_PTRACE, NR_OPS,
 };
 
 static const char *const op_names[NR_OPS] = {
 	"section", "word", "getshared", "shared-map", "shared-word", "prctl",
 	"yield", "fork", "exec", "thread-exit", "signal", "knob", "rseq-reregister",
-	"rseq-bad-args", "risky-child",
+	"rseq-bad-args", "risky-child", "membarrier", "sched-policy", "cpu-hotplug",
+	"seccomp-child", "dispatch-child", "ptrace-child",
 };
+
+/* Mainline grants whose mark outlived the yield call that ended them. */
+static atomic_int marks_left;
 
 /* Per-op counts, shared by every process of the run. */
 static uint64_t *op_count;
@@ -136,13 +165,29 @@ static enum abi live_abi(void)
 static void op_section(uint64_t *s)
 {
 	enum abi abi = live_abi();
+	bool granted;
 
 	if (abi_setup(abi))
 		return;
+	/* Whatever op_word() left there, the section starts clean. */
+	if (abi == ABI_MAINLINE)
+		__atomic_store_n(&rseq_area()->slice_ctrl.all, 0, __ATOMIC_RELAXED);
 	abi_enter(abi);
 	spin_ns(rnd_below(s, 100000));
-	if (abi_exit(abi))
+	granted = abi_exit(abi);
+	if (granted)
 		abi_yield(abi);
+	/*
+	 * The invariant: the grant ended in the yield call (or before, in
+	 * the kernel), and its mark was cleared before the task ran user
+	 * code again. (No new grant can come: the request is withdrawn.)
+	 */
+	if (abi == ABI_MAINLINE && rseq_area()->slice_ctrl.granted) {
+		fprintf(stderr, "# fuzz process %d: slice_ctrl %#x after the grant %s\n",
+			getpid(), rseq_area()->slice_ctrl.all,
+			granted ? "ended in its yield call" : "was withdrawn");
+		atomic_fetch_add(&marks_left, 1);
+	}
 }
 
 /* A random store into the word at offset 28 of the thread's rseq area. */
@@ -454,6 +499,195 @@ static void op_rseq_bad(uint64_t *s)
 		lens[rnd_below(s, 7)], (int)rnd_below(s, 8), RSEQ_SIG);
 }
 
+/* membarrier(RSEQ) and friends: aborts and revokes sections process-wide. */
+static void op_membarrier(uint64_t *s)
+{
+	switch (rnd_below(s, 4)) {
+	case 0:
+		syscall(__NR_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED_RSEQ, 0, 0);
+		break;
+	case 1:
+		syscall(__NR_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED_RSEQ, 0, 0);
+		break;
+	case 2:
+		syscall(__NR_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED_RSEQ,
+			MEMBARRIER_CMD_FLAG_CPU, (int)rnd_below(s, 4));
+		break;
+	default:
+		syscall(__NR_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0);
+		syscall(__NR_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0);
+		break;
+	}
+}
+
+/* The workers' thread IDs, for policy changes from a sibling. */
+static atomic_int *worker_tids;
+
+struct fuzz_sched_attr {
+	uint32_t size, policy;
+	uint64_t flags;
+	int32_t nice;
+	uint32_t priority;
+	uint64_t runtime, deadline, period;
+};
+
+static int set_policy(pid_t tid, uint32_t policy)
+{
+	struct fuzz_sched_attr a = { .size = sizeof(a), .policy = policy };
+
+	if (policy == SCHED_FIFO || policy == SCHED_RR)
+		a.priority = 1;
+	if (policy == SCHED_DEADLINE) {
+		a.runtime = 200000;
+		a.deadline = a.period = 2000000;
+	}
+	return syscall(__NR_sched_setattr, tid, &a, 0);
+}
+
+/*
+ * A section under another policy (only fair tasks are extended), or a
+ * sibling's policy changed under it for a millisecond, maybe inside its
+ * grant. Always back to SCHED_OTHER: a FIFO worker would starve its CPU.
+ */
+static void op_policy(uint64_t *s)
+{
+	static const uint32_t policies[] = {
+		SCHED_BATCH, SCHED_IDLE, SCHED_FIFO, SCHED_RR, SCHED_DEADLINE, SCHED_OTHER,
+	};
+	uint32_t policy = policies[rnd_below(s, 6)];
+	pid_t tid = 0;
+
+	if (rnd_below(s, 2))
+		tid = atomic_load(&worker_tids[rnd_below(s, opt_threads)]);
+	if (set_policy(tid, policy))
+		return;
+	if (tid)
+		usleep(1000);
+	else
+		op_section(s);
+	set_policy(tid, SCHED_OTHER);
+}
+
+/* A CPU other than 0 offline for up to 20 ms: grants end by migration. */
+static void op_hotplug(uint64_t *s)
+{
+	long n = sysconf(_SC_NPROCESSORS_CONF);
+	char path[64];
+
+	if (n < 2)
+		return;
+	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%ld/online",
+		 1 + (long)rnd_below(s, n - 1));
+	if (write_file(path, "0"))
+		return;
+	usleep(rnd_below(s, 20000));
+	write_file(path, "1");
+}
+
+/* Bring every CPU back online (a process may have died with one offline). */
+static void all_cpus_online(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_CONF);
+	char path[64];
+
+	for (long cpu = 1; cpu < n; cpu++) {
+		snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%ld/online", cpu);
+		write_file(path, "1");
+	}
+}
+
+/* A child under a seccomp filter refusing the yield calls or another call. */
+static void op_seccomp(uint64_t *s)
+{
+	static const long nrs[] = { __NR_rseq_slice_yield, __NR_sched_yield, __NR_getppid };
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		struct sock_filter f[] = {
+			BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+			BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, nrs[rnd_below(s, 3)], 0, 1),
+			BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
+			BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+		};
+		struct sock_fprog prog = { .len = sizeof(f) / sizeof(f[0]), .filter = f };
+
+		alarm(10);
+		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) ||
+		    syscall(__NR_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog))
+			_exit(0);
+		little_life(s);
+		_exit(0);
+	}
+	reap(pid);
+}
+
+/* Syscall user dispatch: the next call, maybe inside a grant, is a SIGSYS. */
+static volatile char dispatch_selector = SYSCALL_DISPATCH_FILTER_ALLOW;
+
+static void on_sigsys(int sig)
+{
+	(void)sig;
+	dispatch_selector = SYSCALL_DISPATCH_FILTER_ALLOW;
+}
+
+static void op_dispatch(uint64_t *s)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		struct sigaction sa = { .sa_handler = on_sigsys };
+
+		alarm(10);
+		sigaction(SIGSYS, &sa, NULL);
+		if (prctl(PR_SET_SYSCALL_USER_DISPATCH, PR_SYS_DISPATCH_ON, 0, 0,
+			  &dispatch_selector))
+			_exit(0);
+		for (int i = 0; i < 20; i++) {
+			dispatch_selector = rnd_below(s, 2) ? SYSCALL_DISPATCH_FILTER_BLOCK :
+							      SYSCALL_DISPATCH_FILTER_ALLOW;
+			little_life(s);
+		}
+		dispatch_selector = SYSCALL_DISPATCH_FILTER_ALLOW;
+		_exit(0);
+	}
+	reap(pid);
+}
+
+/* A traced child: its tracer stops it at every call and skips some. */
+static void op_ptrace(uint64_t *s)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		alarm(10);
+		if (ptrace(PTRACE_TRACEME, 0, NULL, NULL))
+			_exit(0);
+		raise(SIGSTOP);
+		little_life(s);
+		_exit(0);
+	}
+	if (pid < 0)
+		return;
+	for (int stops = 0; stops < 20000; stops++) {
+		int status, sig = 0;
+
+		if (waitpid(pid, &status, 0) != pid || !WIFSTOPPED(status))
+			return;
+		if (WSTOPSIG(status) == SIGTRAP) {
+			/* A syscall stop: skip the call one time in four. */
+			if (!rnd_below(s, 4))
+				ptrace(PTRACE_POKEUSER, pid,
+				       (void *)offsetof(struct user, regs.orig_rax), (void *)-1L);
+		} else if (WSTOPSIG(status) != SIGSTOP) {
+			sig = WSTOPSIG(status);
+		}
+		if (ptrace(PTRACE_SYSCALL, pid, NULL, (void *)(long)sig))
+			break;
+	}
+	kill(pid, SIGKILL);
+	reap(pid);
+}
+
 /* Operations that may kill their process, in a child. */
 static void op_risky(uint64_t *s)
 {
@@ -486,12 +720,16 @@ static void *worker(void *arg)
 {
 	uint64_t s = (uintptr_t)arg;
 
+	static atomic_int next_index;
+
+	atomic_store(&worker_tids[atomic_fetch_add(&next_index, 1) % opt_threads], gettid());
 	pin_to_cpu(rnd_below(&s, sysconf(_SC_NPROCESSORS_ONLN)));
 	while (!stop && now_ns() < deadline) {
 		enum op op = rnd_below(&s, NR_OPS);
 
-		/* Knob changes and process ops are rarer than the rest. */
-		if ((op == OP_KNOB || op == OP_EXEC || op == OP_FORK) && rnd_below(&s, 4))
+		/* Knob changes, process ops and hotplug are rarer than the rest. */
+		if ((op == OP_KNOB || op == OP_EXEC || op == OP_FORK || op == OP_SECCOMP ||
+		     op == OP_DISPATCH || op == OP_PTRACE || op == OP_HOTPLUG) && rnd_below(&s, 4))
 			op = OP_SECTION;
 		switch (op) {
 		case OP_SECTION: op_section(&s); break;
@@ -509,6 +747,12 @@ static void *worker(void *arg)
 		case OP_RSEQ_REG: op_rseq_reregister(&s); break;
 		case OP_RSEQ_BAD: op_rseq_bad(&s); break;
 		case OP_RISKY: op_risky(&s); break;
+		case OP_MEMBARRIER: op_membarrier(&s); break;
+		case OP_POLICY: op_policy(&s); break;
+		case OP_HOTPLUG: op_hotplug(&s); break;
+		case OP_SECCOMP: op_seccomp(&s); break;
+		case OP_DISPATCH: op_dispatch(&s); break;
+		case OP_PTRACE: op_ptrace(&s); break;
 		default: break;
 		}
 		count(op);
@@ -537,7 +781,8 @@ static int fuzz_process(uint64_t seed)
 	/* A child starts with the lock free, whoever held it at the fork. */
 	pthread_atfork(map_lock_prepare, map_lock_release, map_lock_release);
 	workers = calloc(opt_threads, sizeof(*workers));
-	if (!workers) {
+	worker_tids = calloc(opt_threads, sizeof(*worker_tids));
+	if (!workers || !worker_tids) {
 		fprintf(stderr, "# fuzz process %d: out of memory\n", getpid());
 		return 1;
 	}
@@ -553,7 +798,7 @@ static int fuzz_process(uint64_t seed)
 	}
 	for (int i = 0; i < opt_threads; i++)
 		pthread_join(workers[i], NULL);
-	return 0;
+	return atomic_load(&marks_left) ? 1 : 0;
 }
 
 struct saved_knob {
@@ -694,6 +939,7 @@ int main(int argc, char **argv)
 			}
 		}
 	}
+	all_cpus_online();
 	for (int i = 0; i < 5; i++)
 		if (saved[i].ok)
 			knob_set(knob_names[i], saved[i].val);
