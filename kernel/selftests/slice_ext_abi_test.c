@@ -992,9 +992,17 @@ TEST_F_TIMEOUT(slow, mainline_grant_keeps_reserved_bytes, 600)
 	struct rseq_slice_ctrl seen = { 0 };
 	bool granted = false;
 	uint64_t deadline = now_ns() + 60000000000ull;
+	char debug[8] = "";
 
 	if (cmdline_has("rseq_slice_ext=0"))
 		SKIP(return, "disabled at boot");
+	/*
+	 * rseq debugging (on in the debug kernel) wants the word to be
+	 * exactly "granted" at a system call in a grant, reserved bytes
+	 * included, as 7.0's does: SIGSEGV otherwise. Off for this test.
+	 */
+	ASSERT_EQ(0, read_file(DEBUGFS_RSEQ_DEBUG, debug, sizeof(debug)));
+	ASSERT_EQ(0, write_file(DEBUGFS_RSEQ_DEBUG, "0"));
 	ASSERT_EQ(0, long_mainline_grants(&k));
 	ASSERT_EQ(0, noise_start(&noise, 2, 0));
 	while (!granted && now_ns() < deadline) {
@@ -1011,6 +1019,8 @@ TEST_F_TIMEOUT(slow, mainline_grant_keeps_reserved_bytes, 600)
 	}
 	noise_stop(&noise);
 	knob_restore(&k);
+	rseq_area()->slice_ctrl.__reserved = 0;
+	write_file(DEBUGFS_RSEQ_DEBUG, debug);
 	ASSERT_TRUE(granted);
 	EXPECT_EQ(0, seen.request);
 	EXPECT_EQ(0xbeef, seen.__reserved);
@@ -1076,7 +1086,7 @@ static int fork_in_grant_parent(void)
 {
 	uint64_t deadline = now_ns() + 60000000000ull;
 	struct noise noise;
-	int forks = 0;
+	int forks = 0, regranted = 0;
 
 	if (pin_to_cpu(0) || abi_thread_setup(lifecycle_abi) || noise_start(&noise, 2, 0))
 		return 2;
@@ -1098,12 +1108,20 @@ static int fork_in_grant_parent(void)
 			return 40 + WTERMSIG(status);
 		if (WEXITSTATUS(status))
 			return 10 + WEXITSTATUS(status);
-		/* The fork ended the grant ("revoked"): nothing left to yield. */
-		if (abi_exit(lifecycle_abi))
-			return 5;
+		/*
+		 * The fork ended the grant ("revoked"). The task still asks
+		 * (the request is withdrawn only now), so an interrupt after
+		 * waitpid() returned may have made a new grant, and that is
+		 * given back; a mark the fork left behind would show after
+		 * every fork, a new grant only now and then.
+		 */
+		if (abi_exit(lifecycle_abi)) {
+			abi_yield(lifecycle_abi);
+			regranted++;
+		}
 		forks++;
 	}
-	return 0;
+	return regranted * 2 < forks ? 0 : 5;
 }
 
 TEST_F_TIMEOUT(slow, fork_inside_grant, 600)
@@ -1277,16 +1295,15 @@ static int trace_events_recorded(void)
 
 /*
  * A yield call in a grant cancels the extension timer, as 7.0 does: the
- * timer does not fire afterwards. (A grant that ends in the scheduler
- * leaves it to fire once for nothing, also as in 7.0; that costs and shows
- * nothing.) Counted with the hrtimer_expire_entry event filtered on the
- * timer's function; a grant that expired before its yield call fired it
- * legitimately, and is counted as expired.
+ * timer does not fire afterwards. Counted with the hrtimer_expire_entry
+ * event filtered on the timer's function: only a grant that expired, or
+ * one that ended in the scheduler (counted aborted, which leaves the timer
+ * to fire once for nothing, as in 7.0), may fire it.
  */
 TEST_F_TIMEOUT(slow, mainline_yield_cancels_timer, 600)
 {
 	uint64_t deadline = now_ns() + 60000000000ull;
-	long long expired0, expired, yielded0, yielded;
+	long long expired0, expired, yielded0, yielded, aborted0, aborted;
 	int calls = 0, fired;
 	struct knob_saved k;
 	struct noise noise;
@@ -1303,6 +1320,7 @@ TEST_F_TIMEOUT(slow, mainline_yield_cancels_timer, 600)
 	ASSERT_EQ(0, long_mainline_grants(&k));
 	expired0 = task_sched_get("slice_ext.nr_expired");
 	yielded0 = task_sched_get("slice_ext.nr_yielded");
+	aborted0 = task_sched_get("slice_ext.nr_aborted");
 	ASSERT_EQ(0, noise_start(&noise, 2, 0));
 	while (calls < 20 && now_ns() < deadline) {
 		if (!wait_for_grant(ABI_MAINLINE, deadline))
@@ -1315,16 +1333,19 @@ TEST_F_TIMEOUT(slow, mainline_yield_cancels_timer, 600)
 	noise_stop(&noise);
 	expired = task_sched_get("slice_ext.nr_expired") - expired0;
 	yielded = task_sched_get("slice_ext.nr_yielded") - yielded0;
+	aborted = task_sched_get("slice_ext.nr_aborted") - aborted0;
 	knob_restore(&k);
 	write_file(TIMER_TRACE "/events/timer/hrtimer_expire_entry/enable", "0");
 	fired = trace_events_recorded();
 	rmdir(TIMER_TRACE);
-	TH_LOG("%d grants given back with the yield call: %lld yielded, %lld expired; "
-	       "the extension timer fired %d times", calls, yielded, expired, fired);
+	TH_LOG("%d grants given back with the yield call: %lld yielded, %lld expired, "
+	       "%lld aborted; the extension timer fired %d times",
+	       calls, yielded, expired, aborted, fired);
 	ASSERT_GT(calls, 0);
 	ASSERT_GE(fired, 0);
 	EXPECT_GT(yielded, 0);
-	EXPECT_LE(fired, expired);
+	/* Only an expiry, or a grant that ended in the scheduler, fires it. */
+	EXPECT_LE(fired, expired + aborted);
 }
 
 /*
