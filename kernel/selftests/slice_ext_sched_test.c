@@ -548,9 +548,11 @@ TEST_F_TIMEOUT(slow, rt_remote_wakeup_never_waits, 300)
 		 * (on the debug kernel, mainline went three runs of 2,095
 		 * wakeups without one): run the phase again, up to five times,
 		 * until it has, adding up the counts, rather than fail on a
-		 * quiet run.
+		 * quiet run. The same for the count of wakeups, which a busy
+		 * host lowers (725 of the 1,000 wanted once, beside a build).
 		 */
-		for (int again = 0; again < 5 && !control && !k[REMOTE_ABORTED]; again++) {
+		for (int again = 0; again < 5 && (woken <= 1000 || (!control && !k[REMOTE_ABORTED]));
+		     again++) {
 			long long k2[REMOTE_NR], woken2;
 
 			ASSERT_EQ(0, remote_phase(_metadata, abi, phases[i].policy, seed + i + 100 * (again + 1),
