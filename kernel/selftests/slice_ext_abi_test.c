@@ -1270,8 +1270,14 @@ TEST_F_TIMEOUT(slow, mainline_filtered_yield_ends_grant, 600)
 	ASSERT_GT(calls, 0);
 	EXPECT_EQ(calls, refused);
 	EXPECT_EQ(0, still_granted);
-	/* With two hogs on the CPU a real yield switches; a skipped one never. */
-	EXPECT_GT(fallback_switched * 2, calls);
+	/*
+	 * With two hogs on the CPU a real yield switches when a hog is
+	 * eligible, which EEVDF makes most of the time (7 to 10 of 10 in a
+	 * dozen runs, 5 on a busy host); a yield skipped on a stale result
+	 * never enters the scheduler (0 of 10 on the kernel-stale-yield-result
+	 * mutation).
+	 */
+	EXPECT_GT(fallback_switched, 0);
 	/* A late grant may have expired before its yield call. */
 	EXPECT_GE(yielded, calls);
 	EXPECT_LE(yielded, calls + late);
