@@ -4,8 +4,11 @@
 # this suite's; a guest failure (splat, panic, timeout) fails the suite.
 . "$(dirname "$0")/lib.sh"
 
-# SLICEBENCH_KERNEL picks another bzImage (make check-debug: the debug one).
-VM_RUN=("$VM_RUN" ${SLICEBENCH_KERNEL:+--kernel "$SLICEBENCH_KERNEL"})
+# SLICEBENCH_KERNEL picks another bzImage (make check-debug: the debug one),
+# SLICEBENCH_APPEND adds to every boot's command line (make check-debug: a
+# longer RCU stall timeout, see the Makefile).
+VM_RUN=("$VM_RUN" ${SLICEBENCH_KERNEL:+--kernel "$SLICEBENCH_KERNEL"}
+	${SLICEBENCH_APPEND:+--append "$SLICEBENCH_APPEND"})
 
 selftests=(slice_ext_test slice_ext_abi_test slice_ext_sched_test)
 # The fuzzer runs last, SLICEBENCH_FUZZ_SECONDS long (make check-debug: 600),
