@@ -7,9 +7,7 @@
  */
 #include "slice_ext_util.h"
 
-#include <linux/filter.h>
 #include <linux/membarrier.h>
-#include <linux/seccomp.h>
 #include <linux/userfaultfd.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -1196,21 +1194,6 @@ TEST_F_TIMEOUT(slow, thread_exit_inside_grant, 600)
  * system call entry, as yielded: the task does not run on in it until the
  * timer.
  */
-static int install_yield_filter(void)
-{
-	struct sock_filter f[] = {
-		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_rseq_slice_yield, 0, 1),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-	};
-	struct sock_fprog prog = { .len = sizeof(f) / sizeof(f[0]), .filter = f };
-
-	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
-		return -1;
-	return syscall(__NR_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog);
-}
-
 TEST_F_TIMEOUT(slow, mainline_filtered_yield_ends_grant, 600)
 {
 	uint64_t deadline = now_ns() + 60000000000ull;
@@ -1223,7 +1206,7 @@ TEST_F_TIMEOUT(slow, mainline_filtered_yield_ends_grant, 600)
 		SKIP(return, "disabled at boot");
 	/* Long grants: one left running would still show after the call. */
 	ASSERT_EQ(0, long_mainline_grants(&k));
-	ASSERT_EQ(0, install_yield_filter());
+	ASSERT_EQ(0, install_errno_filter(__NR_rseq_slice_yield));
 	yielded0 = task_sched_get("slice_ext.nr_yielded");
 	ASSERT_EQ(0, noise_start(&noise, 2, 0));
 	while (calls < 10 && now_ns() < deadline) {
@@ -1416,20 +1399,9 @@ TEST_F_TIMEOUT(slow, mainline_requester_policies, 600)
 		int ret;
 
 		if (cases[i].policy == SCHED_FIFO) {
-			pthread_attr_t attr;
-			struct sched_param sp = { .sched_priority = 20 };
-			cpu_set_t set;
-
-			CPU_ZERO(&set);
-			CPU_SET(0, &set);
-			pthread_attr_init(&attr);
-			pthread_attr_setinheritsched(&attr, PTHREAD_EXPLICIT_SCHED);
-			pthread_attr_setschedpolicy(&attr, SCHED_FIFO);
-			pthread_attr_setschedparam(&attr, &sp);
-			pthread_attr_setaffinity_np(&attr, sizeof(set), &set);
+			/* Above the requester's priority 10. */
 			atomic_store(&fifo_waker_stop, 0);
-			ASSERT_EQ(0, pthread_create(&waker, &attr, fifo_waker, NULL));
-			pthread_attr_destroy(&attr);
+			ASSERT_EQ(0, start_pinned(&waker, 0, 20, fifo_waker, NULL));
 		}
 		ret = ask_under_policy(cases[i].policy, &granted, &switches);
 		if (cases[i].policy == SCHED_FIFO) {
@@ -1458,8 +1430,6 @@ TEST_F_TIMEOUT(slow, mainline_requester_policies, 600)
  * got ends, with one of the four reasons, and the thread and the kernel
  * survive (a WARN, BUG or Oops fails the run).
  */
-#define CPU1_ONLINE "/sys/devices/system/cpu/cpu1/online"
-
 struct hotplug_grantee {
 	atomic_int stop;
 	int setup_failed;
@@ -1506,23 +1476,23 @@ TEST_F_TIMEOUT(slow, mainline_cpu_hotplug_during_grants, 600)
 
 	if (cmdline_has("rseq_slice_ext=0"))
 		SKIP(return, "disabled at boot");
-	if (access(CPU1_ONLINE, W_OK))
+	if (access("/sys/devices/system/cpu/cpu1/online", W_OK))
 		SKIP(return, "no CPU 1 to take offline");
 	ASSERT_EQ(0, long_mainline_grants(&k));
 	ASSERT_EQ(0, noise_start(&noise, 2, 1));
 	ASSERT_EQ(0, pthread_create(&tid, NULL, hotplug_grantee_main, &g));
 	for (cycles = 0; cycles < 20; cycles++) {
 		usleep(30000);
-		failed += write_file(CPU1_ONLINE, "0") != 0;
+		failed += set_cpu_online(1, false) != 0;
 		usleep(30000);
-		failed += write_file(CPU1_ONLINE, "1") != 0;
+		failed += set_cpu_online(1, true) != 0;
 	}
 	usleep(30000);
 	atomic_store(&g.stop, 1);
 	pthread_join(tid, NULL);
 	noise_stop(&noise);
 	knob_restore(&k);
-	write_file(CPU1_ONLINE, "1");
+	set_cpu_online(1, true);
 	TH_LOG("%d offline/online cycles (%d writes failed): %lld grants, %lld ended",
 	       cycles, failed, g.granted, g.ended);
 	ASSERT_EQ(0, g.setup_failed);

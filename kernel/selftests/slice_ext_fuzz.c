@@ -26,13 +26,10 @@
  */
 #include "slice_ext_util.h"
 
-#include <linux/filter.h>
 #include <linux/membarrier.h>
-#include <linux/seccomp.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <signal.h>
-#include <stddef.h>
 #include <sys/mman.h>
 #include <sys/ptrace.h>
 #include <sys/user.h>
@@ -572,28 +569,24 @@ static void op_policy(uint64_t *s)
 static void op_hotplug(uint64_t *s)
 {
 	long n = sysconf(_SC_NPROCESSORS_CONF);
-	char path[64];
+	int cpu;
 
 	if (n < 2)
 		return;
-	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%ld/online",
-		 1 + (long)rnd_below(s, n - 1));
-	if (write_file(path, "0"))
+	cpu = 1 + (int)rnd_below(s, n - 1);
+	if (set_cpu_online(cpu, false))
 		return;
 	usleep(rnd_below(s, 20000));
-	write_file(path, "1");
+	set_cpu_online(cpu, true);
 }
 
 /* Bring every CPU back online (a process may have died with one offline). */
 static void all_cpus_online(void)
 {
 	long n = sysconf(_SC_NPROCESSORS_CONF);
-	char path[64];
 
-	for (long cpu = 1; cpu < n; cpu++) {
-		snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%ld/online", cpu);
-		write_file(path, "1");
-	}
+	for (int cpu = 1; cpu < n; cpu++)
+		set_cpu_online(cpu, true);
 }
 
 /* A child under a seccomp filter refusing the yield calls or another call. */
@@ -603,17 +596,8 @@ static void op_seccomp(uint64_t *s)
 	pid_t pid = fork();
 
 	if (pid == 0) {
-		struct sock_filter f[] = {
-			BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
-			BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, nrs[rnd_below(s, 3)], 0, 1),
-			BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
-			BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-		};
-		struct sock_fprog prog = { .len = sizeof(f) / sizeof(f[0]), .filter = f };
-
 		alarm(10);
-		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) ||
-		    syscall(__NR_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog))
+		if (install_errno_filter(nrs[rnd_below(s, 3)]))
 			_exit(0);
 		little_life(s);
 		_exit(0);

@@ -194,28 +194,6 @@ struct rt_probe {
 	uint64_t lat[4096];
 };
 
-/* Start @fn(@arg) on @cpu, as SCHED_FIFO priority 10 if @fifo. */
-static int start_pinned(pthread_t *tid, int cpu, bool fifo, void *(*fn)(void *), void *arg)
-{
-	struct sched_param sp = { .sched_priority = 10 };
-	pthread_attr_t attr;
-	cpu_set_t set;
-	int err;
-
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	pthread_attr_init(&attr);
-	pthread_attr_setaffinity_np(&attr, sizeof(set), &set);
-	if (fifo) {
-		pthread_attr_setinheritsched(&attr, PTHREAD_EXPLICIT_SCHED);
-		pthread_attr_setschedpolicy(&attr, SCHED_FIFO);
-		pthread_attr_setschedparam(&attr, &sp);
-	}
-	err = pthread_create(tid, &attr, fn, arg);
-	pthread_attr_destroy(&attr);
-	return err ? -1 : 0;
-}
-
 /* SCHED_FIFO on CPU 0: sleep 2 ms, record how late the wakeup was. */
 static void *rt_probe_main(void *arg)
 {
@@ -262,7 +240,7 @@ static int rt_phase(struct __test_metadata *_metadata, enum abi abi, const char 
 		return -1;
 	if (knob_set("slice_ext_grant", grant) || knob_set("slice_ext_rt_policy", policy))
 		return -1;
-	if (start_pinned(&probe->tid, 0, true, rt_probe_main, probe))
+	if (start_pinned(&probe->tid, 0, 10, rt_probe_main, probe))
 		return -1;
 	if (noise_start(&noise, 1, 0))
 		return -1;
@@ -422,9 +400,9 @@ static int remote_start(struct remote_rt *r, unsigned int seed)
 {
 	memset(r, 0, sizeof(*r));
 	r->seed = seed;
-	if (start_pinned(&r->rt_tid, 0, true, remote_rt_main, r))
+	if (start_pinned(&r->rt_tid, 0, 10, remote_rt_main, r))
 		return -1;
-	return start_pinned(&r->waker_tid, 1, false, remote_waker_main, r);
+	return start_pinned(&r->waker_tid, 1, 0, remote_waker_main, r);
 }
 
 static void remote_stop(struct remote_rt *r)

@@ -8,13 +8,16 @@
 
 #define _GNU_SOURCE
 #include <errno.h>
+#include <linux/filter.h>
 #include <linux/prctl.h>
 #include <linux/rseq.h>
+#include <linux/seccomp.h>
 #include <linux/task_shared.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -146,6 +149,57 @@ static inline int pin_to_cpu(int cpu)
 	CPU_ZERO(&set);
 	CPU_SET(cpu, &set);
 	return sched_setaffinity(0, sizeof(set), &set);
+}
+
+/* Start @fn(@arg) on @cpu, as SCHED_FIFO priority @fifo_prio if not 0. */
+static inline int start_pinned(pthread_t *tid, int cpu, int fifo_prio,
+			       void *(*fn)(void *), void *arg)
+{
+	struct sched_param sp = { .sched_priority = fifo_prio };
+	pthread_attr_t attr;
+	cpu_set_t set;
+	int err;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	pthread_attr_init(&attr);
+	pthread_attr_setaffinity_np(&attr, sizeof(set), &set);
+	if (fifo_prio) {
+		pthread_attr_setinheritsched(&attr, PTHREAD_EXPLICIT_SCHED);
+		pthread_attr_setschedpolicy(&attr, SCHED_FIFO);
+		pthread_attr_setschedparam(&attr, &sp);
+	}
+	err = pthread_create(tid, &attr, fn, arg);
+	pthread_attr_destroy(&attr);
+	return err ? -1 : 0;
+}
+
+/* Take @cpu offline or bring it back; 0 or -errno. */
+static inline int set_cpu_online(int cpu, bool online)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/online", cpu);
+	return write_file(path, online ? "1" : "0");
+}
+
+/*
+ * A seccomp filter that refuses system call @nr with EPERM and allows the
+ * rest (after PR_SET_NO_NEW_PRIVS); for this thread and its children.
+ */
+static inline int install_errno_filter(long nr)
+{
+	struct sock_filter f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, nr, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = { .len = sizeof(f) / sizeof(f[0]), .filter = f };
+
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
+		return -1;
+	return syscall(__NR_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog);
 }
 
 /* ---- the ABIs, as user space uses them ------------------------------------ */
