@@ -1,0 +1,33 @@
+"""The fast path's cost: lock-cost's loop, and the same loop timed from
+outside by hyperfine."""
+
+from slicebench.bench import Bench, opts
+
+
+class LockCost(Bench):
+    name = "lock-cost"
+    program = "lock-cost"
+    required = ("rounds",)
+    defaults = {"pairs": None, "loop": None}
+
+    def args(self, p, testbed):
+        return opts([("--loop", p.get("loop")), ("--rounds", p["rounds"]), ("--pairs", p.get("pairs"))])
+
+    def estimate_s(self, p, testbed):
+        return 1 if testbed == "precise" else 20
+
+
+class Hyperfine(LockCost):
+    """Whole lock-cost runs timed by hyperfine, once per ABI
+    (bench/lock-cost/hyperfine-abis)."""
+    name = "hyperfine"
+    group = "lock-cost"
+
+    def estimate_s(self, p, testbed):
+        return 1 if testbed == "precise" else 30
+
+    def command(self, run, args):
+        return ["hyperfine-abis", f"{run.id}.json.tmp", f"{run.id}.md"] + list(args)
+
+
+BENCHES = [LockCost, Hyperfine]

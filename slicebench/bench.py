@@ -1,0 +1,111 @@
+"""A benchmark, as its folder declares it (bench/NAME/bench.py).
+
+Each bench/NAME/bench.py defines one or more subclasses of Bench, listed
+in BENCHES. A Bench knows everything about its runs that is not the
+experiment's choice: its parameters and their defaults, how its guest
+command is built from them, what a run should take, what the host must
+prepare, and (report/) how its results read. The planner, run-all, the
+guest's runner and the report name no benchmark.
+"""
+
+import glob
+import importlib.util
+import os
+
+from .run import RunError
+
+TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def num(v):
+    """A number as a command line writes it: 2, not 2.0; 0.5 as it is."""
+    if isinstance(v, float) and v.is_integer():
+        return str(int(v))
+    return str(v)
+
+
+class Bench:
+    name = None             # the run record's bench
+    group = None            # the --benchmarks name (default: name)
+    always = False          # runs whatever --benchmarks says (the testbed's own checks)
+    program = None          # the guest program it runs
+    # The parameters a point must give, and those it may, with their values
+    # when not given. A parameter not in either is refused.
+    required = ()
+    defaults = {}
+    # (VAR, command): run once in a boot before its first run of this bench;
+    # its output is VAR in the runs' environment (None: nothing).
+    setup = None
+
+    def __init__(self):
+        self.group = self.group or self.name
+
+    def params(self, given, where):
+        """The run's parameters: what the point gave, checked, with the
+        defaults of what it did not."""
+        missing = [k for k in self.required if k not in given]
+        if missing:
+            raise RunError(f"{where}: {self.name} needs {', '.join(missing)}")
+        unknown = sorted(set(given) - set(self.required) - set(self.defaults))
+        if unknown:
+            raise RunError(f"{where}: {self.name} has no parameter {', '.join(unknown)}")
+        return {**self.defaults, **given}
+
+    def args(self, given, testbed):
+        """The benchmark's own arguments (a list of words), from the
+        parameters the point gave."""
+        raise NotImplementedError
+
+    def command(self, run, args):
+        """The guest's whole command for RUN, run in the results folder's
+        raw/, writing RUN.id.json.tmp (the runner renames it when the run
+        succeeds). Default: the program, its arguments, the run's ABI."""
+        return [self.program] + list(args) + ["--abi", run.knobs["abi"] or "auto", "--json", f"{run.id}.json.tmp"]
+
+    def estimate_s(self, params, testbed):
+        """What a run should take, in seconds (on the precise testbed:
+        virtual seconds)."""
+        return 60
+
+    def host_needs(self, runs):
+        """What the host must build or prepare before RUNS can run: a list
+        of make targets."""
+        return []
+
+
+def _opts(pairs):
+    """[(option, value)] into words, skipping values that are None; a value
+    True is a flag alone."""
+    out = []
+    for opt, v in pairs:
+        if v is None or v is False:
+            continue
+        out += [opt] if v is True else [opt, num(v)]
+    return out
+
+
+opts = _opts
+
+_registry = None
+
+
+def load_all(top=TOP):
+    """Every Bench of every bench/*/bench.py, by name."""
+    global _registry
+    if _registry is not None and top == TOP:
+        return _registry
+    found = {}
+    for path in sorted(glob.glob(os.path.join(top, "bench", "*", "bench.py"))):
+        folder = os.path.basename(os.path.dirname(path))
+        spec = importlib.util.spec_from_file_location(f"slicebench_bench_{folder.replace('-', '_')}", path)
+        mod = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(mod)
+        for cls in getattr(mod, "BENCHES", []):
+            b = cls()
+            b.folder = folder
+            if b.name in found:
+                raise RunError(f"{path}: the bench '{b.name}' is declared in bench/{found[b.name].folder} too")
+            found[b.name] = b
+    if top == TOP:
+        _registry = found
+    return found
