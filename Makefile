@@ -4,6 +4,7 @@
 #                  and the guest image
 #   make check     install what is missing, build, run every test suite;
 #                  the last line is "N passed, N failed"
+#   make check-host  the suites that need no kernel or guest (a few minutes)
 #   make clean     remove the project's programs and the image (keeps the
 #                  kernel trees and objects; `rm -rf build` removes all)
 
@@ -37,7 +38,9 @@ SELFTEST_CFLAGS := -isystem $(KHDR) -I $(KSELFTEST) -I kernel/selftests -Wno-sig
 	-Wno-clobbered
 
 # Scripts for the guest (busybox sh), installed as they are.
-GUEST_SCRIPTS := guest-image/guest-environment guest-image/sweep-runner guest-image/run-rseq-selftests
+GUEST_SCRIPTS := guest-image/guest-environment guest-image/sweep-runner guest-image/run-rseq-selftests \
+	bench/locktable/grant-trace bench/latency-probe/latency-run bench/lock-cost/hyperfine-abis \
+	bench/postgres/pg-run-once
 
 # 6.12's own rseq selftests, from the patched tree, unchanged, linked
 # statically (the guest has no libc): rseq-NAME in the guest. The _mm_cid
@@ -65,7 +68,7 @@ LIB_HDR := lib/slice.h lib/bench.h
 HOST_PROGS := $(HOST_BIN)/slice_test $(HOST_BIN)/bench_test \
 	$(addprefix $(HOST_BIN)/,$(BENCH_PROGS)) $(HOST_BIN)/swingbench-lite $(HOST_BIN)/pcache_test
 
-.PHONY: all deps kernel qemu programs image check check-debug clean
+.PHONY: all deps kernel qemu programs image check check-host check-debug clean
 
 all: kernel qemu image $(HOST_PROGS)
 
@@ -159,6 +162,9 @@ $(GUEST_BIN)/rseq-%: $(KERNEL_OUT)/stamp | $(GUEST_BIN)
 $(GUEST_BIN)/%: guest-image/% | $(GUEST_BIN)
 	install -m 0755 $< $@
 
+# A benchmark's own guest scripts (bench/NAME/, named in GUEST_SCRIPTS).
+$(foreach s,$(filter bench/%,$(GUEST_SCRIPTS)),$(eval $(GUEST_BIN)/$(notdir $(s)): $(s) | $(GUEST_BIN) ; install -m 0755 $$< $$@))
+
 $(GUEST_BIN) $(HOST_BIN):
 	mkdir -p $@
 
@@ -168,6 +174,13 @@ image: programs
 check: deps
 	@$(MAKE) --no-print-directory all postgres-image
 	@tests/run
+
+# The suites that need nothing but the host (tests/run --host: the
+# planner, the report, the statistics, the linters, the library and the
+# benchmarks on the host): no kernel, no guest image.
+check-host: deps
+	@$(MAKE) --no-print-directory $(HOST_PROGS)
+	@tests/run --host
 
 # The kernel selftests on the debug flavour (lockdep, KASAN, kmemleak). Not
 # part of make check: the debug kernel builds and runs far slower.

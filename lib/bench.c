@@ -274,6 +274,8 @@ void bench_env_read(struct bench_env *env)
 	cmdline_value(env->cmdline, "slicebench.kconfig", env->kconfig, sizeof(env->kconfig));
 	snprintf(env->preset, sizeof(env->preset), "%s",
 		 getenv("SLICEBENCH_PRESET") ? getenv("SLICEBENCH_PRESET") : "");
+	snprintf(env->run_id, sizeof(env->run_id), "%s",
+		 getenv("SLICEBENCH_RUN_ID") ? getenv("SLICEBENCH_RUN_ID") : "");
 }
 
 /* Clocksources whose clock_gettime() the vDSO serves without a syscall. */
@@ -502,6 +504,8 @@ void bench_json_header(struct bench_json *j, const char *tool, int argc, char **
 	bench_json_str(j, "project_commit", env->commit);
 	bench_json_bool(j, "project_dirty", strstr(env->commit, "-dirty") != NULL);
 	bench_json_str(j, "preset", env->preset);
+	/* The plan's run record this result belongs to (results/NAME/plan.jsonl). */
+	bench_json_str(j, "run_id", env->run_id);
 	bench_json_u64(j, "nr_cpus", env->nr_cpus);
 	bench_json_str(j, "clocksource", env->clocksource);
 	/*

@@ -104,6 +104,7 @@ struct bench_env {
 	char commit[80];	/* slicebench.commit= (vm-run): the project's commit, "-dirty..." if changed */
 	char kconfig[80];	/* slicebench.kconfig= (vm-run): sha256 prefix of the guest kernel's .config */
 	char preset[32];	/* $SLICEBENCH_PRESET (run-all): default, quick, smoke */
+	char run_id[128];	/* $SLICEBENCH_RUN_ID (sweep-runner): the run record it ran */
 };
 
 void bench_env_read(struct bench_env *env);

@@ -10,6 +10,11 @@ import configparser
 import json
 import os
 import re
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from slicebench import select  # noqa: E402
+from slicebench.run import RunError, read_plan  # noqa: E402
 
 # The plan's columns, in order (run-all writes them; see report/README.md).
 COLUMNS = ["id", "repeat", "order", "bench", "testbed", "kernel", "boot", "abi", "grant",
@@ -104,8 +109,35 @@ def _typed(path, n, col, raw):
     return v
 
 
+def load_run_records(path):
+    """A plan of run records (plan.jsonl, slicebench/run.py), as the rows
+    the sections select by (slicebench/select.py), and its header."""
+    try:
+        header, runs = read_plan(path)
+    except RunError as e:
+        raise ReportError(str(e)) from None
+    rows = []
+    for n, run in enumerate(runs, 2):
+        row = select.row_of(run)
+        for col, allowed in CHOICES.items():
+            if row[col] is not None and row[col] not in allowed:
+                raise ReportError(f"{rel(path)}:{n}: {col}: '{row[col]}' is not one of "
+                                  f"{', '.join(sorted(str(c) for c in allowed))}")
+        if row["bench"] not in BENCHES:
+            raise ReportError(f"{rel(path)}:{n}: unknown bench '{row['bench']}'")
+        rows.append(row)
+    meta = {k: v for k, v in header.items() if k != "slicebench_plan"}
+    meta.setdefault("main_work_in_ns", 5000)
+    meta["legacy"] = False
+    return rows, meta
+
+
 def load_plan(d, env):
-    """The plan's rows (dicts of typed columns) and its metadata ("# key: value" lines)."""
+    """The plan's rows (dicts of typed columns) and its metadata: from the run
+    records (plan.jsonl), or from a folder's older plan.tsv ("# key: value"
+    lines, then the columns)."""
+    if os.path.isfile(os.path.join(d, "plan.jsonl")):
+        return load_run_records(os.path.join(d, "plan.jsonl"))
     path = os.path.join(d, "plan.tsv")
     if not os.path.isfile(path):
         raise ReportError(f"{rel(path)}: missing (run-all writes the plan first)")
@@ -313,6 +345,9 @@ class Run:
         h = self.data.get("header") if isinstance(self.data, dict) else None
         if not isinstance(h, dict):
             return
+        # The run record it was run as (sweep-runner's SLICEBENCH_RUN_ID).
+        if h.get("run_id") and h["run_id"] != self.id:
+            raise ReportError(f"{rel(self.path)}: the run says it is run {h['run_id']}, not {self.id}")
         want = []
         if self.row["kernel"] != "stock" and self.row["bench"] in ("locktable", "extend-sched", "swingbench-lite",
                                                                    "postgres"):

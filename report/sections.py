@@ -17,7 +17,7 @@ def claims(rep, specs):
     """The claims table: each published claim on each testbed, against our
     runs of its baseline and arm."""
     if not specs:
-        # An experiment that tests no published claim (unused-cost.toml):
+        # An experiment that tests no published claim (unused-cost):
         # no empty table.
         return
     rows, ps = [], []

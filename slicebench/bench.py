@@ -67,9 +67,15 @@ class Bench:
         virtual seconds)."""
         return 60
 
-    def host_needs(self, runs):
-        """What the host must build or prepare before RUNS can run: a list
-        of make targets."""
+    def host_steps(self, runs, results):
+        """What the host does before the boots that run RUNS:
+        [(CREATES, MESSAGE, WORDS)], CREATES a file in the results folder
+        that says the step is done (None: a step that is cached anyway)."""
+        return []
+
+    def vm_args(self, runs):
+        """What a guest that runs RUNS needs from vm-run (an initrd of its
+        own, a data folder)."""
         return []
 
 

@@ -217,9 +217,14 @@ class Experiment:
     arms = {}
     alternatives = {}
     blocks = []
+    report_spec = None      # report/specs/NAME.toml (default: the experiment's name)
 
     def derive(self, v):
         """Set the values the blocks share on v."""
+
+    @property
+    def spec_name(self):
+        return self.report_spec or self.name
 
     def header(self, v):
         """The plan header's main point (report: the sections' @main_...)."""
@@ -436,7 +441,15 @@ def load(name_or_path, top=None):
         spec = importlib.util.spec_from_file_location(modname, path)
         mod = importlib.util.module_from_spec(spec)
         sys.modules[modname] = mod
-        spec.loader.exec_module(mod)
+        try:
+            spec.loader.exec_module(mod)
+        except Exception as e:
+            del sys.modules[modname]
+            import traceback
+            where = traceback.extract_tb(e.__traceback__)[-1]
+            line = getattr(e, "lineno", None) or where.lineno
+            raise PlanError(f"{getattr(e, 'filename', None) or where.filename}:{line}: "
+                            f"{type(e).__name__}: {e}") from None
     cls = getattr(mod, "EXPERIMENT", None)
     if not (isinstance(cls, type) and issubclass(cls, Experiment)):
         raise PlanError(f"{path}: no EXPERIMENT (an Experiment subclass)")

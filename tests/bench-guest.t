@@ -6,6 +6,8 @@
 # check must pass. Then a short swingbench-lite run on extension-aware
 # SQLite mutexes, which must stay consistent. One boot; results come back as
 # JSON through --share.
+# needs: guest
+# shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
 tmp=$(mktemp -d)

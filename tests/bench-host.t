@@ -4,6 +4,8 @@
 # whose built-in correctness checks must pass, their JSON, and clear errors
 # (exit 2 for bad options, 1 for an absent ABI or an unwritable --json)
 # that lose nothing.
+# needs: host
+# shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
 bin=$top/build/bin

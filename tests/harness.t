@@ -1,6 +1,8 @@
 #!/bin/bash
 # Host-only tests of the harness: option errors, the splat scanner, the
 # installer's idempotence. No VM is booted.
+# needs: host
+# shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
 splats=$top/guest-image/kernel-splats

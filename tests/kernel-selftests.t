@@ -2,6 +2,8 @@
 # The in-guest kernel selftests (kernel/selftests/, kselftest harness), all
 # in one boot of the patched kernel. Their TAP lines are renumbered into
 # this suite's; a guest failure (splat, panic, timeout) fails the suite.
+# needs: guest
+# shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
 # SLICEBENCH_KERNEL picks another bzImage (make check-debug: the debug one),

@@ -1,3 +1,4 @@
+# shellcheck shell=bash disable=SC2034 # what it sets is for the suites that source it
 # Shared helpers for the bash test suites (tests/*.t). Source it.
 # Each check prints one TAP line; the plan is printed at the end.
 

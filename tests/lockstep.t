@@ -6,6 +6,8 @@
 # asserted. Two 4-vCPU boots (quantum 1000 and 4000), two identical 2-vCPU
 # boots (nothing from the host reaches the guest), and one 2-vCPU boot of
 # the stock round robin (--quantum 0), against which the first checks fail.
+# needs: guest
+# shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

@@ -12,6 +12,8 @@
 # hold every spinlock 20 us longer (pg-run --hold-us, the patch's test
 # hook), so that grants are certain. Then pg-run's own refusals of bad
 # input, on the host.
+# needs: guest postgres
+# shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
 tmp=$(mktemp -d)

@@ -5,6 +5,8 @@
 # gets grants, and they end by the task's yield. Virtual-time figures are
 # deterministic here, so they may be asserted. One boot, one for
 # sweep-runner, and one with two vCPUs (lockstep: tests/lockstep.t).
+# needs: guest
+# shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -51,20 +53,19 @@ ok "... and fails (exit 1) when the load ends without marking it" \
 	grep -qx "latency-probe, its file never made: exit 1" <<<"$out"
 
 # sweep-runner on the precise clock keeps no per-run watchdog (guest time
-# jumps while the guest waits for the host): a row whose 2 s run is past
-# its 1 s limit still finishes.
+# jumps while the guest waits for the host): a run whose 2 s is past its
+# 1 s limit still finishes.
 mkdir -p "$tmp/sr"
-t=$(printf '\t')
 {
-	echo "id${t}repeat${t}order${t}bench${t}testbed${t}kernel${t}boot${t}abi${t}grant${t}ext_ns${t}rt_policy${t}clients${t}hogs${t}hog_policy${t}work_in_ns${t}lock${t}mutex${t}profile${t}extend_waiting${t}limit_s${t}argv"
-	echo "lt-r1${t}1${t}1${t}locktable${t}precise${t}patched${t}sweep${t}mainline${t}1${t}50000${t}never-delay-rt${t}4${t}4${t}other${t}5000${t}tas${t}-${t}-${t}-${t}1${t}--clients 4 --hogs 4 --duration 2 --warmup 0 --interval 0"
+	echo "run lt-r1 1 mainline 1 50000 never-delay-rt locktable --clients 4 --hogs 4 --duration 2 --warmup 0 --interval 0 --abi mainline --json lt-r1.json.tmp"
 	# cyclictest inside the main point's load, grants off, as run-all plans
-	# it: on the precise clock an RT task's worst wakeup inside the load is
-	# a few microseconds (5 in the first runs). Started by a plain shell's
-	# sleep, cyclictest began late and caught the load's exit (85-176 us).
-	echo "ct-r1${t}1${t}2${t}cyclictest${t}precise${t}patched${t}sweep${t}mainline${t}0${t}50000${t}never-delay-rt${t}300${t}400${t}other${t}5000${t}tas${t}-${t}-${t}-${t}600${t}-m -p 90 -t 1 -i 200 -q -D 1 -h 2000 -- --clients 300 --hogs 400 --work-in 5 --duration 3 --warmup 0 --seed 1"
-} >"$tmp/sr/plan.tsv"
-out=$("$VM_RUN" -q --clock precise --timeout 900 --share "$tmp/sr" -- sweep-runner --testbed precise /host/plan.tsv /host 2>&1)
+	# it (bench/latency-probe/latency-run): on the precise clock an RT
+	# task's worst wakeup inside the load is a few microseconds (5 in the
+	# first runs). Started by a plain shell's sleep, cyclictest began late
+	# and caught the load's exit (85-176 us).
+	echo "run ct-r1 600 mainline 0 50000 never-delay-rt latency-run cyclictest mainline ct-r1.json.tmp /tmp/ct-r1.ready ct-r1.load.txt -m -p 90 -t 1 -i 200 -q -D 1 -h 2000 -- --clients 300 --hogs 400 --work-in 5 --duration 3 --warmup 0 --seed 1"
+} >"$tmp/sr/boot.runs"
+out=$("$VM_RUN" -q --clock precise --timeout 900 --share "$tmp/sr" -- sweep-runner /host/boot.runs /host 2>&1)
 is "sweep-runner on the precise clock exits 0" "$?" 0
 ok "... and the run past its limit in guest time finished" test -s "$tmp/sr/raw/lt-r1.json"
 ok "cyclictest inside the lock table: 5000 wakeups, the worst under 20 us" \

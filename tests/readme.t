@@ -3,6 +3,8 @@
 # against the reports it cites. The README as committed passes; a number
 # changed by hand fails, named with its line; a number marked derived
 # passes; a report the text cites but that does not exist is an error.
+# needs: host
+# shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 chk=$top/tools/check-readme-numbers
 tmp=$(mktemp -d)
@@ -17,7 +19,7 @@ like "... and it says how many it checked" "$out" 'check-readme-numbers: ([0-9]+
 mkdir -p "$tmp/report"
 cp "$top"/report/*.md "$tmp/report/"
 cp -r "$top/results" "$tmp/" 2>/dev/null
-mkdir -p "$tmp/experiments" && cp "$top"/experiments/*.toml "$tmp/experiments/"
+cp -r "$top/experiments" "$tmp/"
 # The claims table's lock-table change (task-shared, parallel testbed),
 # +26.6%, edited by hand to +28.6%.
 line=$(grep -n '^| Oracle.s lock table, task-shared .* | +26.6% \[-6.4%, +70.2%\]' "$top/README.md" | head -1 | cut -d: -f1)

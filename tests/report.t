@@ -3,6 +3,8 @@
 # computed by hand, every verdict class, unusual plans (a length run-all's
 # presets never use, no baseline arm, failed runs), an older folder's plan,
 # and clear errors, naming the file, for malformed or missing input.
+# needs: host
+# shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 gen=$top/report/generate
 mk=$top/tests/fixtures/mkresults
@@ -167,7 +169,8 @@ like "a claim's baseline is off, not the alternatives with grants off" "$("$gen"
 
 # ---- the experiment the folder ran ----------------------------------------------------
 # Sections and claims come from the folder's experiment.json (run-all writes
-# it from the experiment file), not from the presets as they are now.
+# it from the experiment and its report specification), not from the
+# specifications as they are now.
 cat >"$tmp/renamed.toml" <<'EOF2'
 extends = "default.toml"
 [section.lt-main]
@@ -176,7 +179,7 @@ title = "The main point, as this experiment names it"
 testbeds = []
 why_not = "this experiment says it does not answer it"
 EOF2
-"$top/experiments/plan" --experiments "$tmp/renamed.toml" --plan /dev/null --resolved "$fx/two/experiment.json"
+"$top/experiments/plan" --spec "$tmp/renamed.toml" --plan /dev/null --resolved "$fx/two/experiment.json"
 out=$("$gen" "$fx/two" 2>&1)
 is "a folder with its own experiment.json renders" "$?" 0
 like "... its sections from it" "$out" '## The main point, as this experiment names it'
@@ -184,7 +187,7 @@ like "... and its claims: one it does not answer says so, and why" "$out" \
 	"Oracle's lock table[^|]*\| \+44\.0% \| not run here: this experiment says it does not answer it \|[ |]*\*\*not answered here\*\*"
 like "... the header names it" "$out" "What ran and what is compared: its .experiment.json."
 printf 'extends = "default.toml"\n[section.lt-main]\nkind = "pie"\n' >"$tmp/pie.toml"
-"$top/experiments/plan" --experiments "$tmp/pie.toml" --plan /dev/null --resolved "$fx/two/experiment.json"
+"$top/experiments/plan" --spec "$tmp/pie.toml" --plan /dev/null --resolved "$fx/two/experiment.json"
 out=$("$gen" "$fx/two" 2>&1)
 is "a section of an unknown kind fails" "$?" 1
 like "... naming the file, the section and the kinds" "$out" "two/experiment.json: \\[section.lt-main\\]: unknown kind 'pie' \\(table, "
@@ -244,7 +247,7 @@ worse = "W"
 none = "N"
 unresolved = "U"
 EOF2
-"$top/experiments/plan" --experiments "$tmp/q.toml" --plan /dev/null --resolved "$fx/two/experiment.json"
+"$top/experiments/plan" --spec "$tmp/q.toml" --plan /dev/null --resolved "$fx/two/experiment.json"
 out=$("$gen" "$fx/two" 2>&1)
 is "a question section renders" "$?" 0
 like "... the question, then each finding with its verdict's sentence" "$out" \
@@ -256,26 +259,26 @@ like "... a finding without runs says so" "$out" '\*\*a point never run\*\*: not
 like "... the interval is simultaneous over the measured changes, then the limits" "$out" \
 	'simultaneous over the 2 change\(s\) above \(each at 97\.5%, Bonferroni\).*LIMITS-TEXT'
 "$mk" "$fx/q-same" "$(off 100,110,120)" "$(lt abi=task-shared 100,110,120)"
-"$top/experiments/plan" --experiments "$tmp/q.toml" --plan /dev/null --resolved "$fx/q-same/experiment.json"
+"$top/experiments/plan" --spec "$tmp/q.toml" --plan /dev/null --resolved "$fx/q-same/experiment.json"
 out=$("$gen" "$fx/q-same" 2>&1)
 like "... the same values: no difference, and its sentence" "$out" '\*\*no difference resolved\*\*\. NONE-TEXT'
 unlike "... not another verdict's" "$out" 'BETTER-TEXT|WORSE-TEXT|UNRESOLVED-TEXT|WORSE2-TEXT'
 "$mk" "$fx/q-none" "bench=locktable clients=100 hogs=400 grant=0 values=100,110,120"
-"$top/experiments/plan" --experiments "$tmp/q.toml" --plan /dev/null --resolved "$fx/q-none/experiment.json"
+"$top/experiments/plan" --spec "$tmp/q.toml" --plan /dev/null --resolved "$fx/q-none/experiment.json"
 out=$("$gen" "$fx/q-none" 2>&1)
 like "... a folder with none of its findings' runs: the heading and one line saying so" "$out" \
 	"## The open question"$'\n\n'"No run of this folder answers it: none of its findings' runs \\(task-shared against off; grants;"
 unlike "... not the question or the limits" "$out" 'QUESTION-TEXT|LIMITS-TEXT'
 sed '/^better = "BETTER-TEXT"/d' "$tmp/q.toml" >"$tmp/q-bad.toml"
-"$top/experiments/plan" --experiments "$tmp/q-bad.toml" --plan /dev/null --resolved "$fx/q-same/experiment.json"
+"$top/experiments/plan" --spec "$tmp/q-bad.toml" --plan /dev/null --resolved "$fx/q-same/experiment.json"
 out=$("$gen" "$fx/q-same" 2>&1)
 is "a finding without a verdict's sentence fails" "$?" 1
 like "... naming the section, the finding and the key" "$out" '\[section\.q\] finding 1: no better'
 
-# --sections: the sections of an experiment file as it is now, for a folder
-# that ran the same experiment; the header says so. Another experiment's
-# file is refused.
-"$top/experiments/plan" --experiments "$tmp/renamed.toml" --plan /dev/null --resolved "$fx/two/experiment.json"
+# --sections: the sections of a report specification as it is now, for a
+# folder that ran the experiment; the header says so. A file that is not a
+# specification is refused.
+"$top/experiments/plan" --spec "$tmp/renamed.toml" --plan /dev/null --resolved "$fx/two/experiment.json"
 out=$("$gen" --sections "$tmp/q.toml" "$fx/two" 2>&1)
 is "--sections renders the file's sections" "$?" 0
 like "... the question section, not the folder's" "$out" '## The open question'
@@ -283,13 +286,13 @@ like "... and the header says where the sections come from" "$out" \
 	"the report's sections come from .*q\.toml., not from that copy .*the runs, the plan, the claims and the caveats are the folder's"
 printf 'extends = "default.toml"\nname = "other"\n' >"$tmp/other.toml"
 out=$("$gen" --sections "$tmp/other.toml" "$fx/two" 2>&1)
-is "--sections with another experiment's file fails" "$?" 1
-like "... saying which" "$out" "experiment 'other', but the folder ran 'default'"
+is "--sections with a file that is not a report specification fails" "$?" 1
+like "... saying why" "$out" "other.toml: unknown key\(s\) name"
 out=$("$gen" --sections "$tmp/nonesuch.toml" "$fx/two" 2>&1)
 is "--sections with a missing file fails" "$?" 1
 out=$("$gen" --sections 2>&1)
 is "--sections without a file: usage, exit 2" "$?" 2
-like "... the usage names it" "$out" 'usage: report/generate \[--sections EXPERIMENT.toml\] RESULTS_DIR'
+like "... the usage names it" "$out" 'usage: report/generate \[--sections SPEC.toml\] RESULTS_DIR'
 rm "$fx/two/experiment.json"
 
 # The caveats come from the experiment too: the latency floor reads the
@@ -300,11 +303,11 @@ out=$("$gen" "$fx/lat" 2>&1)
 like "the latency floor caveat: grants-off runs against 50 us" "$out" \
 	"wakeup p99 is already 4,200 us \\(median of 3 runs; 4,000-4,400 us\\) under this accelerator: 84 times a 50 us extension"
 printf 'extends = "default.toml"\n[caveat.latency-floor]\nwhere = "grant=1"\nbound_us = 20\n' >"$tmp/floor.toml"
-"$top/experiments/plan" --experiments "$tmp/floor.toml" --plan /dev/null --resolved "$fx/lat/experiment.json"
+"$top/experiments/plan" --spec "$tmp/floor.toml" --plan /dev/null --resolved "$fx/lat/experiment.json"
 out=$("$gen" "$fx/lat" 2>&1)
 like "... its runs and bound from the experiment's [caveat]" "$out" "already 4,300 us \\(median of 3 runs; 4,100-4,500 us\\) under this accelerator: 215 times a 20 us extension"
 printf 'extends = "default.toml"\n[caveat.x]\nkind = "horoscope"\n' >"$tmp/cav.toml"
-"$top/experiments/plan" --experiments "$tmp/cav.toml" --plan /dev/null --resolved "$fx/lat/experiment.json"
+"$top/experiments/plan" --spec "$tmp/cav.toml" --plan /dev/null --resolved "$fx/lat/experiment.json"
 out=$("$gen" "$fx/lat" 2>&1)
 is "a caveat of an unknown kind fails" "$?" 1
 like "... naming it and the kinds" "$out" "\\[caveat.x\\]: unknown kind 'horoscope' \\(guest-speed, "
@@ -442,6 +445,12 @@ jq '.header.extension_ns = 5000' "$fx/two/raw/locktable-300-400-task-shared-1-50
 err=$("$gen" "$fx/mismatch" 2>&1 >/dev/null)
 is "a run whose header disagrees with its plan row fails" "$?" 1
 like "... saying what disagrees" "$err" 'r1\.json: the run says extension_ns=5000, its plan row says 50000'
+cp -r "$fx/two" "$fx/otherrun"
+jq '.header.run_id = "locktable-300-400-task-shared-1-50000-r2"' "$fx/two/raw/locktable-300-400-task-shared-1-50000-r1.json" \
+	>"$fx/otherrun/raw/locktable-300-400-task-shared-1-50000-r1.json"
+err=$("$gen" "$fx/otherrun" 2>&1 >/dev/null)
+is "a result whose header names another run record fails" "$?" 1
+like "... naming both" "$err" 'r1\.json: the run says it is run locktable-300-400-task-shared-1-50000-r2, not locktable-300-400-task-shared-1-50000-r1'
 cp -r "$fx/two" "$fx/badplan"
 sed -i '6s/\t300\t400\t/\tmany\t400\t/' "$fx/badplan/plan.tsv"
 err=$("$gen" "$fx/badplan" 2>&1 >/dev/null)

@@ -1,11 +1,13 @@
 #!/bin/bash
-# ./run-all's PostgreSQL path end to end (issue 25): experiments/postgres.toml
+# ./run-all's PostgreSQL path end to end (issue 25): experiments/postgres.py
 # at its smallest (pgbench -S, 1 client per vCPU, no hogs, scale 1, one run
 # of each arm in one boot): make-data builds the database on the host, the
 # guest boots with the PostgreSQL image, 3 GB and the database on /data,
 # each run's JSON is checked against its arm, and the report has the
 # PostgreSQL sections. The numbers of so short a sweep mean nothing; the
 # pipeline is what is tested.
+# needs: guest postgres
+# shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
 name=ci-postgres-$$
@@ -13,13 +15,13 @@ results=$top/results/$name
 tmp=$(mktemp -d)
 trap 'rm -rf "$results" "$tmp"' EXIT
 
-out=$("$top/run-all" --experiments "$top/experiments/postgres.toml" --testbeds parallel --modes select \
+out=$("$top/run-all" --experiments postgres --testbeds parallel --modes select \
 	--clients-per-vcpu 1 --hogs-per-vcpu 0 --scale 1 --repeats 1 --boots 1 --duration 2 \
 	--name "$name" --report "$tmp/REPORT.md" 2>&1)
 rc=$?
-is "run-all --experiments experiments/postgres.toml (the smallest point) exits 0" "$rc" 0
+is "run-all --experiments postgres (the smallest point) exits 0" "$rc" 0
 [ $rc = 0 ] || diag "$(tail -30 <<<"$out")"
-is "the plan: one run per arm" "$(grep -v '^#' "$results/plan.tsv" 2>/dev/null | tail -n +2 | cut -f1 | sort | tr '\n' ' ')" \
+is "the plan: one run per arm" "$(tail -n +2 "$results/plan.jsonl" 2>/dev/null | jq -r .id | sort | tr '\n' ' ')" \
 	"pg-select-c2-h0-control-r1 pg-select-c2-h0-huge-r1 pg-select-c2-h0-mainline-50us-r1 pg-select-c2-h0-mainline-5us-r1 pg-select-c2-h0-off-r1 "
 is "the guest had the experiment's memory" "$(sed -n 's/^guest_mem: //p' "$results/environment.txt")" "3G"
 raw=$results/raw

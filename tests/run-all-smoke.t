@@ -4,6 +4,8 @@
 # raw JSON per run, the report with every section, and resuming (a second
 # run with the same name runs nothing). The numbers of a smoke sweep mean
 # nothing; the pipeline is what is tested.
+# needs: guest
+# shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
 name=ci-smoke-$$
@@ -17,7 +19,7 @@ out=$("$top/run-all" --smoke --name "$name" --report "$tmp/REPORT.md" 2>&1)
 rc=$?
 is "run-all --smoke exits 0" "$rc" 0
 [ $rc = 0 ] || diag "$(tail -30 <<<"$out")"
-planned=$(grep -v '^#' "$results/plan.tsv" 2>/dev/null | tail -n +2 | wc -l)
+planned=$(tail -n +2 "$results/plan.jsonl" 2>/dev/null | wc -l)
 got=$(ls "$results"/raw/*.json 2>/dev/null | wc -l)
 ok "the plan has points" test "$planned" -gt 10
 is "every planned run left its JSON" "$got" "$planned"
@@ -70,12 +72,13 @@ is "running it again exits 0" "$?" 0
 unlike "... and resumes with nothing left to run (no boot)" "$out" 'sweep-runner|\[point '
 
 # (hf-*.json is hyperfine's own export, with no header of ours.)
-ok "every run's JSON header names the commit, the kernel's configuration and the preset" bash -c \
+ok "every run's JSON header names the commit, the kernel's configuration, the preset and its run record" bash -c \
 	"for f in '$results'/raw/*.json; do
 		[[ \$f == */hf-* ]] && continue
 		jq -e --arg c \"\$(sed -n 's/^project_commit: //p' '$results/provenance.txt')\" \\
 			--arg k \"\$(sed -n 's/^kernel_config_sha256: //p' '$results/provenance.txt')\" \\
-			'.header | .project_commit == \$c and .kernel_config_sha256 == \$k and .preset == \"smoke\" and
+			--arg id \"\$(basename \"\$f\" .json)\" \\
+			'.header | .project_commit == \$c and .kernel_config_sha256 == \$k and .preset == \"smoke\" and .run_id == \$id and
 				(.project_dirty | type) == \"boolean\" and (\$c | length) >= 12' \"\$f\" >/dev/null || exit 1
 	done"
 

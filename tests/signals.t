@@ -2,6 +2,8 @@
 # A signal stops everything: vm-run and run-all, sent SIGINT or SIGHUP
 # once their guest is up, exit 128+N within 30 s and leave no QEMU of this
 # checkout behind; an interrupted run-all keeps its finished runs.
+# needs: guest
+# shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
 tmp=$(mktemp -d)
@@ -13,8 +15,8 @@ our_qemus() { pgrep -f "qemu-system-x86_64 .*-kernel $top/build/" || true; }
 
 # wait_for FILE REGEX SECONDS: until FILE matches REGEX.
 wait_for() {
-	local i
-	for i in $(seq $(($3 * 5))); do
+	local _
+	for _ in $(seq $(($3 * 5))); do
 		grep -q -E "$2" "$1" 2>/dev/null && return 0
 		sleep 0.2
 	done

@@ -3,6 +3,8 @@
 # t.test() on R's "sleep" data (Welch), the one-sample confidence interval,
 # p.adjust(method = "holm"); Fieller's interval against its definition; the
 # verdict classes and the repeats-needed estimate on constructed cases.
+# needs: host
+# shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
 # py EXPR: print EXPR, with analysis imported as an.

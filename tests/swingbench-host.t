@@ -4,6 +4,8 @@
 # SQLite mutex kind, the PostgreSQL backend against a live local server, and
 # clear errors for bad options. Every run ends with its own consistency
 # check, which must pass.
+# needs: host
+# shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
 sbl=$top/build/bin/swingbench-lite

@@ -1,6 +1,8 @@
 #!/bin/bash
 # VM smoke tests: the kernel boots in QEMU and vm-run carries the command's
 # output and exit status back, and reports panics and timeouts as failures.
+# needs: guest
+# shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
 tmp=$(mktemp -d)

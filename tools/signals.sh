@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # tools/signals.sh: Ctrl-C, SIGTERM and SIGHUP stop a project script and
 # everything it started (QEMU included) within seconds, and the script then
 # dies of that same signal, so its caller sees 128+N (130 for SIGINT) and
@@ -29,14 +30,14 @@ sb_descendants() {
 }
 
 sb_on_signal() {
-	local sig=$1 pids p i
+	local sig=$1 pids p
 	trap '' INT TERM HUP
 	echo "$(basename "$0"): caught SIG$sig, stopping everything it started" >&2
 	pids=$(sb_descendants $$)
 	if [ -n "$pids" ]; then
 		# shellcheck disable=SC2086
 		kill -TERM $pids 2>/dev/null
-		for i in $(seq 50); do
+		for _ in $(seq 50); do
 			for p in $pids; do
 				kill -0 "$p" 2>/dev/null && break
 				p=""

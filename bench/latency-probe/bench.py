@@ -29,7 +29,8 @@ class LatencyProbe(Bench):
         return 1 if testbed == "precise" else p["load_duration"] * 2 + 15
 
     def command(self, run, args):
-        return ["latency-run", "probe", run.knobs["abi"], f"{run.id}.json.tmp"] + list(args)
+        return ["latency-run", "probe", run.knobs["abi"], f"{run.id}.json.tmp", f"/tmp/{run.id}.ready",
+                f"{run.id}.load.txt"] + list(args)
 
 
 class Cyclictest(LatencyProbe):
@@ -48,7 +49,8 @@ class Cyclictest(LatencyProbe):
         return p["load_duration"] + 2 if testbed == "precise" else 60
 
     def command(self, run, args):
-        return ["latency-run", "cyclictest", run.knobs["abi"], f"{run.id}.json.tmp"] + list(args)
+        return ["latency-run", "cyclictest", run.knobs["abi"], f"{run.id}.json.tmp", f"/tmp/{run.id}.ready",
+                f"{run.id}.load.txt"] + list(args)
 
 
 BENCHES = [LatencyProbe, Cyclictest]

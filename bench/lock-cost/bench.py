@@ -1,6 +1,8 @@
 """The fast path's cost: lock-cost's loop, and the same loop timed from
 outside by hyperfine."""
 
+import os
+
 from slicebench.bench import Bench, opts
 
 
@@ -15,6 +17,13 @@ class LockCost(Bench):
 
     def estimate_s(self, p, testbed):
         return 1 if testbed == "precise" else 20
+
+    def host_steps(self, runs, results):
+        # The same loop natively, so the report can say how much slower the
+        # guest is.
+        return [("host-lock-cost.json", "lock-cost on the host, for the guest's speed against native",
+                 ["build/bin/lock-cost", "--abi", "none", "--rounds", "11", "--json",
+                  os.path.join(results, "host-lock-cost.json")])]
 
 
 class Hyperfine(LockCost):
