@@ -1,7 +1,8 @@
 #!/bin/bash
-# Host-only tests of the harness: option errors, the splat scanner, the
-# installer's idempotence. No VM is booted.
-# needs: host
+# Tests of the harness that boot no VM: option errors, the splat scanner, the
+# installer's idempotence. vm-run checks its kernel image before some of its
+# options, so the kernel must be built (needs: guest), though nothing boots.
+# needs: guest
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
