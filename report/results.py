@@ -16,17 +16,13 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from slicebench import select  # noqa: E402
 from slicebench.run import RunError, read_plan  # noqa: E402
 
-# The plan's columns, in order (run-all writes them; see report/README.md).
-COLUMNS = ["id", "repeat", "order", "bench", "testbed", "kernel", "boot", "abi", "grant",
-           "ext_ns", "rt_policy", "clients", "hogs", "hog_policy", "work_in_ns", "lock", "mutex",
-           "profile", "extend_waiting", "limit_s", "argv"]
+# The plan's columns, the integer ones, and the benches that run the lock
+# table: defined once, in slicebench/select.py (the planner's drift check
+# reads them too).
+COLUMNS, INT_COLUMNS, LOCKTABLE_BENCHES = select.COLUMNS, select.INT_COLUMNS, select.LOCKTABLE_BENCHES
 # Columns added since the typed plan (2026-12-04): an older plan's header
 # lacks them, and they are recovered from the arguments.
 LATER_COLUMNS = ["hog_policy", "work_in_ns", "profile"]
-INT_COLUMNS = {"repeat", "order", "grant", "ext_ns", "clients", "hogs", "work_in_ns",
-               "extend_waiting", "limit_s"}
-# The benches that run the lock table, whose --work-in is the work_in_ns column.
-LOCKTABLE_BENCHES = {"locktable", "grant-trace", "latency", "cyclictest"}
 BENCHES = {"locktable", "extend-sched", "swingbench-lite", "latency", "lock-cost", "hyperfine",
            "unused-cost", "grant-trace", "cyclictest", "sleep-overshoot", "postgres"}
 # What a column may hold besides "-" (not applicable).
@@ -478,33 +474,15 @@ def load_metrics(path):
 
 
 def parse_selector(text, path, where, meta):
-    """'col=value col=value' -> {col: typed value}; @main_clients, @main_hogs and
-    @main_work_in_ns from the plan."""
-    sel = {}
-    for item in (text or "").split():
-        if "=" not in item:
-            raise ReportError(f"{rel(path)}: {where}: '{item}' is not COLUMN=VALUE")
-        k, v = item.split("=", 1)
-        if k not in COLUMNS or k in ("id", "argv"):
-            raise ReportError(f"{rel(path)}: {where}: unknown column '{k}'")
-        if v.startswith("@"):
-            if v[1:] not in meta:
-                sel[k] = ("@missing", v[1:])
-                continue
-            sel[k] = meta[v[1:]]
-        elif v == "-":
-            sel[k] = None
-        elif k in INT_COLUMNS:
-            if not re.fullmatch(r"[0-9]+", v):
-                raise ReportError(f"{rel(path)}: {where}: {k}={v} is not a number")
-            sel[k] = int(v)
-        else:
-            sel[k] = v
-    return sel
+    """'col=value col=value' -> {col: typed value} (slicebench/select.py),
+    its errors naming the file."""
+    try:
+        return select.parse_selector(text, f"{rel(path)}: {where}", meta)
+    except select.SelectorError as e:
+        raise ReportError(str(e)) from None
 
 
-def matches(row, sel):
-    return all(row[k] == v for k, v in sel.items())
+matches = select.matches
 
 
 # ---- the host's vCPU threads -------------------------------------------------------
