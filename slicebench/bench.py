@@ -79,7 +79,7 @@ class Bench:
         return []
 
 
-def _opts(pairs):
+def opts(pairs):
     """[(option, value)] into words, skipping values that are None; a value
     True is a flag alone."""
     out = []
@@ -89,8 +89,6 @@ def _opts(pairs):
         out += [opt] if v is True else [opt, num(v)]
     return out
 
-
-opts = _opts
 
 _registry = None
 

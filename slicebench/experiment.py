@@ -393,8 +393,7 @@ def plan(exp, v, seed, named=False, benches=None):
                 bench=b.name, benchmark=m["group"], arm=m["arm"], alternative=p.alternative,
                 knobs=m["knobs"], params=b.params(given, rid), command=[], limit_s=m["limit"],
                 est_s=m["secs"], experiment=p.block)
-        r.args = b.args(given, p.testbed)
-        r.command = b.command(r, r.args)
+        r.command = b.command(r, b.args(given, p.testbed))
         r.check(rid)
         return r
 

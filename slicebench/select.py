@@ -27,7 +27,7 @@ def row_of(run):
     row = dict.fromkeys(COLUMNS)
     row.update(id=run.id, repeat=run.repeat, order=run.order, bench=run.bench, testbed=run.testbed,
                kernel=run.kernel, boot=run.boot, limit_s=run.limit_s, **run.knobs)
-    row["argv"] = " ".join(getattr(run, "args", None) or run.command)
+    row["argv"] = " ".join(run.command)
     row["clients"], row["hogs"] = p.get("clients"), p.get("hogs")
     if run.bench in LOCKTABLE_BENCHES:
         row["work_in_ns"] = int(p["work_in_us"] * 1000 + 0.5)
