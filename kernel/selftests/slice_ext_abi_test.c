@@ -273,6 +273,7 @@ TEST(mainline_rules_7_1_need_v2)
 
 	if (cmdline_has("rseq_slice_ext=0"))
 		SKIP(return, "disabled at boot; see mainline_boot_disabled");
+	ASSERT_EQ(0, knob_set("slice_ext_abi", "mainline"));
 	ASSERT_EQ(0, knob_get("rseq_rules", rules, sizeof(rules)));
 	ASSERT_STREQ("7.1", rules);
 	ASSERT_GT(__rseq_size, 0);
@@ -318,6 +319,7 @@ TEST(mainline_rules_7_0_any_registration)
 
 	if (cmdline_has("rseq_slice_ext=0"))
 		SKIP(return, "disabled at boot");
+	ASSERT_EQ(0, knob_set("slice_ext_abi", "mainline"));
 	knob_save(&k, "rseq_rules");
 	ASSERT_EQ(0, knob_set("rseq_rules", "7.0"));
 	/* glibc registered under 7.1's rules: AVAILABLE is shown now. */
@@ -418,6 +420,7 @@ TEST(mainline_request_survives_blocking_call_and_signal)
 
 	if (cmdline_has("rseq_slice_ext=0"))
 		SKIP(return, "disabled at boot");
+	ASSERT_EQ(0, knob_set("slice_ext_abi", "mainline"));
 	ASSERT_EQ(0, pin_to_cpu(0));
 	ASSERT_EQ(0, abi_thread_setup(ABI_MAINLINE));
 	ASSERT_NE(SIG_ERR, signal(SIGUSR1, request_handler));
@@ -495,6 +498,7 @@ TEST(mainline_blocking_page_fault_clears_request)
 
 	if (cmdline_has("rseq_slice_ext=0"))
 		SKIP(return, "disabled at boot");
+	ASSERT_EQ(0, knob_set("slice_ext_abi", "mainline"));
 	srv.fd = syscall(__NR_userfaultfd, O_CLOEXEC);
 	if (srv.fd < 0 && errno == ENOSYS)
 		SKIP(return, "no userfaultfd (CONFIG_USERFAULTFD)");
@@ -569,6 +573,7 @@ TEST(mainline_membarrier_rseq_clears_request)
 
 	if (cmdline_has("rseq_slice_ext=0"))
 		SKIP(return, "disabled at boot");
+	ASSERT_EQ(0, knob_set("slice_ext_abi", "mainline"));
 	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
 		SKIP(return, "needs two CPUs");
 	ASSERT_EQ(0, pin_to_cpu(0));
@@ -613,6 +618,7 @@ TEST(mainline_failed_registration_changes_nothing)
 
 	if (cmdline_has("rseq_slice_ext=0"))
 		SKIP(return, "disabled at boot");
+	ASSERT_EQ(0, knob_set("slice_ext_abi", "mainline"));
 	if (__rseq_size)
 		ASSERT_EQ(0, rseq_unregister_glibc());
 	ro = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -671,6 +677,7 @@ TEST(mainline_prctl_user_cleared_flags)
 {
 	if (cmdline_has("rseq_slice_ext=0"))
 		SKIP(return, "disabled at boot");
+	ASSERT_EQ(0, knob_set("slice_ext_abi", "mainline"));
 	EXPECT_EQ(128 + SIGSEGV, in_child(cleared_flags_child));
 }
 
@@ -737,6 +744,7 @@ TEST(mainline_registration_clears_stale_grant)
 {
 	if (cmdline_has("rseq_slice_ext=0"))
 		SKIP(return, "disabled at boot");
+	ASSERT_EQ(0, knob_set("slice_ext_abi", "mainline"));
 	ASSERT_EQ(0, rseq_unregister_glibc());
 	memset(&own_rseq, 0, sizeof(own_rseq));
 	own_rseq.r.slice_ctrl.granted = 1;
