@@ -894,8 +894,12 @@ FIXTURE_TEARDOWN(slow) {}
  * itself is not punished. With rseq debugging (the -debug kernel), a system
  * call made during a grant while the word shows something else is.
  */
-/* At most: the child stops after five grants, or dies at the first one. */
-static const uint64_t user_granted_ns = 60000000000ull;
+/*
+ * At most: the child stops after five grants, or dies at the first one.
+ * Under in_child()'s 30 s alarm, so that a starved vCPU ends the loop with
+ * the grants it saw rather than SIGALRM.
+ */
+static const uint64_t user_granted_ns = 25000000000ull;
 
 static int user_granted_child(void)
 {
