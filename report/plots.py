@@ -19,6 +19,8 @@ def _jitter(n, width=0.18, seed=0):
 
 
 def _save(fig, path):
+    # Whichever section draws first makes the folder.
+    os.makedirs(os.path.dirname(path), exist_ok=True)
     fig.savefig(path, dpi=90, bbox_inches="tight")
     plt.close(fig)
 

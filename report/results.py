@@ -322,6 +322,20 @@ class Run:
         else:
             self.failed = "no result: the run did not finish (the guest died, or the sweep was stopped)"
 
+    @classmethod
+    def of(cls, row, data, d=".", boot=None, failed=None):
+        """A run held in memory (the unit tests): its plan row and its
+        JSON (None: FAILED says why), checked as a file's would be."""
+        self = cls.__new__(cls)
+        self.row, self.id = row, row["id"]
+        self.path = os.path.join(d, "raw", self.id + ".json")
+        self.data, self.boot, self.failed = data, boot, None
+        if data is None:
+            self.failed = failed or "failed, no reason recorded"
+        else:
+            self._check_header()
+        return self
+
     def __getitem__(self, k):
         return self.row[k]
 

@@ -90,6 +90,12 @@ def opts(pairs):
     return out
 
 
+def folders(top=TOP):
+    """The benchmark folders: bench/*/ that hold a bench.py or a report.py."""
+    return [d for d in sorted(glob.glob(os.path.join(top, "bench", "*")))
+            if os.path.isfile(os.path.join(d, "bench.py")) or os.path.isfile(os.path.join(d, "report.py"))]
+
+
 _registry = None
 
 
@@ -99,8 +105,11 @@ def load_all(top=TOP):
     if _registry is not None and top == TOP:
         return _registry
     found = {}
-    for path in sorted(glob.glob(os.path.join(top, "bench", "*", "bench.py"))):
-        folder = os.path.basename(os.path.dirname(path))
+    for d in folders(top):
+        path = os.path.join(d, "bench.py")
+        if not os.path.isfile(path):
+            continue
+        folder = os.path.basename(d)
         spec = importlib.util.spec_from_file_location(f"slicebench_bench_{folder.replace('-', '_')}", path)
         mod = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(mod)

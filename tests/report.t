@@ -190,7 +190,7 @@ printf 'extends = "default.toml"\n[section.lt-main]\nkind = "pie"\n' >"$tmp/pie.
 "$top/experiments/plan" --spec "$tmp/pie.toml" --plan /dev/null --resolved "$fx/two/experiment.json"
 out=$("$gen" "$fx/two" 2>&1)
 is "a section of an unknown kind fails" "$?" 1
-like "... naming the file, the section and the kinds" "$out" "two/experiment.json: \\[section.lt-main\\]: unknown kind 'pie' \\(table, "
+like "... naming the file, the section and the kinds (a benchmark's own among them)" "$out" "two/experiment.json: \\[section.lt-main\\]: unknown kind 'pie' \\(against-baselines, grant-durations, hyperfine, mutex-classes, predictions, question, table\\)"
 echo '[1, 2' >"$fx/two/experiment.json"
 out=$("$gen" "$fx/two" 2>&1)
 is "a malformed experiment.json fails" "$?" 1

@@ -1,6 +1,7 @@
 #!/bin/bash
-# The Python unit tests (tests/unit/, pytest): the run record, the planner
-# and the experiments on in-memory plans. Each pytest test is one TAP line.
+# The Python unit tests (tests/unit/, pytest): the run record, the planner,
+# the experiments on in-memory plans, and the report's section kinds and
+# caveats on in-memory runs. Each pytest test is one TAP line.
 # Host only, a few seconds.
 # needs: host
 # shellcheck source=lib.sh
