@@ -180,7 +180,7 @@ check: deps
 # benchmarks on the host): no kernel, no guest image.
 check-host: deps
 	@$(MAKE) --no-print-directory $(HOST_PROGS)
-	@tests/run --host
+	@tests/run --host -j $$(nproc)
 
 # The kernel selftests on the debug flavour (lockdep, KASAN, kmemleak). Not
 # part of make check: the debug kernel builds and runs far slower.

@@ -237,7 +237,6 @@ class Comparison:
         """A sweep plot (x), else a strip plot of a single point's arms."""
         import plots
         rep, c, prim = self.rep, self.c, self.prim
-        os.makedirs(rep.plots, exist_ok=True)
         fname = f"{self.cid}.png"
         if c.get("x") and self.series:
             xl, series = c["x"].replace("_", " "), self.series
@@ -340,7 +339,6 @@ def against_baselines(rep, cid, c, planned, tb):
           f"counts: exact Poisson); otherwise no difference is resolved at this spread. {an.MIN_RUNS} runs on each "
           "side are needed for a verdict (\"too few runs\").", "")
     import plots
-    os.makedirs(rep.plots, exist_ok=True)
     if any(len(a[1]) > 1 for a in strip):
         fname = f"{cid}.png"
         plots.strip(os.path.join(rep.plots, fname), f"{c['title']}: every run, mean and 95% CI",

@@ -1,16 +1,27 @@
 """The report's plots, with matplotlib: every run a dot, means with 95% CI bars,
-legends outside the data."""
+legends outside the data. DRAW False (report/generate --no-plots) draws
+nothing and imports no matplotlib."""
 
 import os
 
-os.environ.setdefault("MPLBACKEND", "Agg")
-import matplotlib  # noqa: E402
+import numpy as np
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
+DRAW = True
+COLORS = []
+plt = None
 
-COLORS = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+
+def _start():
+    """matplotlib, imported at the first plot (Agg: no display)."""
+    global plt
+    if plt is None:
+        os.environ.setdefault("MPLBACKEND", "Agg")
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot
+        plt = matplotlib.pyplot
+        COLORS[:] = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    return plt
 
 
 def _jitter(n, width=0.18, seed=0):
@@ -27,6 +38,9 @@ def _save(fig, path):
 
 def strip(path, title, ylabel, arms):
     """arms: [(label, values, mean, ci or None)], one column each."""
+    if not DRAW:
+        return
+    _start()
     fig, ax = plt.subplots(figsize=(max(5, 1.1 * len(arms) + 2), 4))
     for i, (label, vals, mean, ci) in enumerate(arms):
         c = COLORS[i % len(COLORS)]
@@ -48,6 +62,9 @@ def strip(path, title, ylabel, arms):
 def sweep(path, title, xlabel, ylabel, series, band=None, xlog=False):
     """series: {label: [(x, values, mean, ci)]}: dots per run, mean and CI bars, a line
     through the means; band: (label, mean, ci) drawn across."""
+    if not DRAW:
+        return
+    _start()
     fig, ax = plt.subplots(figsize=(7.5, 4.2))
     xs = sorted({p[0] for pts in series.values() for p in pts}, key=lambda x: (x is None, x or 0))
     pos = {x: i for i, x in enumerate(xs)}
@@ -81,6 +98,9 @@ def sweep(path, title, xlabel, ylabel, series, band=None, xlog=False):
 
 def ccdf(path, title, xlabel, arms):
     """arms: {label: [[(x, P(X > x)), ...] per run]}, log-log, one thin line per run."""
+    if not DRAW:
+        return
+    _start()
     fig, ax = plt.subplots(figsize=(7.5, 4.2))
     for j, (label, runs) in enumerate(arms.items()):
         c = COLORS[j % len(COLORS)]
@@ -102,6 +122,9 @@ def ccdf(path, title, xlabel, arms):
 
 def histograms(path, title, xlabel, groups):
     """groups: {label: values}, log-spaced bins, one step outline each."""
+    if not DRAW:
+        return
+    _start()
     fig, ax = plt.subplots(figsize=(7.5, 4.2))
     allv = [v for vals in groups.values() for v in vals if v > 0]
     if allv:

@@ -16,6 +16,7 @@ from slicebench.run import RunError  # noqa: E402
 
 import analysis as an  # noqa: E402
 import claims  # noqa: E402
+import plots  # noqa: E402
 import results as rs  # noqa: E402
 import sections  # noqa: E402
 from fmt import TESTBED, num, res_pct, run_label, share, table  # noqa: E402
@@ -88,7 +89,8 @@ class Report:
     """A results folder's report: its runs, plan, environment, experiment
     and metrics, and the output as it is rendered (p())."""
 
-    def __init__(self, d, sections=None):
+    def __init__(self, d, sections=None, draw=True):
+        plots.DRAW = draw
         self.d = d.rstrip("/")
         self.name = os.path.basename(self.d)
         self.env = rs.load_environment(self.d)
@@ -104,11 +106,12 @@ class Report:
         self._start()
 
     @classmethod
-    def of_records(cls, d, runs, exp, env=None, meta=None, traces=None, vw=None):
+    def of_records(cls, d, runs, exp, env=None, meta=None, traces=None, vw=None, draw=True):
         """A report of runs held in memory (results.Run.of: rows and their
         JSON), for the unit tests of the section kinds: D is where plots
         (and any file a kind reads) go; exp the report specification."""
         self = cls.__new__(cls)
+        plots.DRAW = draw
         self.d, self.name = d, os.path.basename(d)
         self.env = dict(env or {})
         self.runs = list(runs)
@@ -138,6 +141,8 @@ class Report:
         return self.metrics[name]
 
     def plot_link(self, fname, alt):
+        if not plots.DRAW:
+            return "(plot not drawn: `report/generate --no-plots`)"
         return f"![{alt}](../results/{self.name}/plots/{fname})"
 
     def done(self, sel):

@@ -7,6 +7,9 @@
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 gen=$top/report/generate
+# Most checks read the text alone: --no-plots saves about a second a report
+# (matplotlib); the folders whose plots are checked are drawn.
+gen_text() { "$gen" --no-plots "$@"; }
 mk=$top/tests/fixtures/mkresults
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -40,6 +43,10 @@ like "the sign count over the table, not a pooled test (the ratios share baselin
 	'3 of 3 above 1, 0 below \(a count, not a test: the arms of a repeat share its baseline run; one comparison.s sign test over 3 ratios cannot reach below p = 0\.250\)'
 ok "a strip plot of every run" test -s "$fx/two/plots/lt-main.png"
 ok "the lock wait CCDF" test -s "$fx/two/plots/lt-main-wait-ccdf.png"
+rm -rf "$fx/two/plots"
+"$gen" --no-plots "$fx/two" >"$tmp/np.md" 2>&1
+ok "--no-plots draws no plot" test ! -e "$fx/two/plots"
+like "... and says so where a plot would be" "$(cat "$tmp/np.md")" '\(plot not drawn: `report/generate --no-plots`\)'
 like "the appendix lists every run, with its order" "$out" '\| `locktable-300-400-task-shared-1-50000-r2` \| 5 \| 2 \|'
 like "it says the order was randomised, with the seed" "$out" 'random order \(seed 1,'
 unlike "a complete folder has no failed-runs section" "$out" '## Failed runs'
@@ -81,7 +88,7 @@ like "... and the main point's table has none of the 20 us rows" \
 	"$(sed -n '/^## The lock table at the main point/,/^## /p' <<<"$out")" '\| mainline 50 us \| 3 \| 160 ± 10 \|'
 ok "... with a plot against the work" test -s "$fx/work/plots/lt-work-in.png"
 "$mk" "$fx/nowork" "$(off 100,110,120)" "$(lt abi=mainline 150,160,170)"
-like "without the sweep the table says it was not swept" "$("$gen" "$fx/nowork" 2>&1)" \
+like "without the sweep the table says it was not swept" "$(gen_text "$fx/nowork" 2>&1)" \
 	'Not swept here: every run of this table has work in \(us\) = 5\.'
 # The alternatives: off 100, 110, 120; the extension 150, 160, 170; the
 # spin-then-futex lock 200, 210, 220 (+90.9% against off, +31.2% against the
@@ -89,7 +96,7 @@ like "without the sweep the table says it was not swept" "$("$gen" "$fx/nowork" 
 "$mk" "$fx/alt" "$(off 100,110,120)" "$(lt abi=mainline 150,160,170)" \
 	"$(lt "grant=0 lock=futex" 200,210,220)" "$(lt "grant=0 hog_policy=idle" 110,100,120)" \
 	"$(lt "lock=futex" 220,230,240)"
-out=$("$gen" "$fx/alt" 2>&1)
+out=$(gen_text "$fx/alt" 2>&1)
 is "a folder with alternatives renders" "$?" 0
 like "an alternative against off and against the extension, with CIs, simultaneous CIs and verdicts" "$out" \
 	'\| spin-then-futex lock \| 3 \| 210 ± 10 \| \+90\.9% \[[^]]*\]; \[\+42\.8%, \+170\.6%\] \*\*better\*\* \| \+31\.2% \[[^]]*\]; \[\+3\.9%, \+68\.4%\] \*\*better\*\* \|'
@@ -101,19 +108,19 @@ like "... and the extension with the lock" "$out" '\| spin-then-futex lock \+ ma
 # events) against 0, 0, 0 (mainline) is an exact rate ratio of 0 with
 # [-100%, -64.0%] alone, not a ratio of means with no interval.
 "$mk" "$fx/counts" "$(off 40,40,40)" "$(lt abi=mainline 5,6,7)" "$(lt "grant=0 lock=futex" 40,41,42)"
-out=$("$gen" "$fx/counts" 2>&1)
+out=$(gen_text "$fx/counts" 2>&1)
 like "counts: 4.0 ± 0 against 0 ± 0 preempted holds, as an exact Poisson rate comparison" "$out" \
 	'\| mainline \| 3 \| 0\.0 ± 0\.0 \| -100\.0% \[-100\.0%, -64\.0%\]; \[-100\.0%, -47\.4%\] \*\*better\*\* \|'
 like "... and 4 against none as an unbounded rise, still worse" "$out" \
 	'\| off \| 3 \| 4\.0 ± 0\.0 \| \(off\) \| \+∞ \[\+177\.9%, \+∞\]; \[\+90\.0%, \+∞\] \*\*worse\*\* \|'
 unlike "... which stay out of the main point's table" \
 	"$(sed -n '/^## The lock table at the main point/,/^## /p' <<<"$out")" 'futex|SCHED_IDLE'
-like "a folder without alternatives says so" "$("$gen" "$fx/nowork" 2>&1)" 'No alternative was run here'
+like "a folder without alternatives says so" "$(gen_text "$fx/nowork" 2>&1)" 'No alternative was run here'
 
 # ---- every verdict class, against Oracle's +44% --------------------------------
 verdict() {
 	"$mk" "$fx/v-$1" "$(off 100,101,99,100,100)" "$(lt abi=task-shared "$2")"
-	like "verdict: $1" "$("$gen" "$fx/v-$1" 2>&1 | grep "^| Oracle's lock table")" "\*\*$3\*\*"
+	like "verdict: $1" "$(gen_text "$fx/v-$1" 2>&1 | grep "^| Oracle's lock table")" "\*\*$3\*\*"
 }
 verdict consistent 143,145,144,146,142 "consistent with the claim"
 verdict smaller 110,111,109,110,110 "smaller than claimed"
@@ -124,13 +131,13 @@ verdict opposite 80,81,79,80,80 "opposite to the claim"
 # Holds 0 and excludes +44%, but reaches past the equivalence margin (half
 # the claim, +22%): [-14.3%, +28.3%] is not "no effect".
 verdict smaller-or-none 90,130,100,120,95 "smaller than claimed or none"
-like "an inconclusive verdict says how many runs would resolve it" "$("$gen" "$fx/v-inconclusive")" \
+like "an inconclusive verdict says how many runs would resolve it" "$(gen_text "$fx/v-inconclusive")" \
 	'\*\*inconclusive\*\*: the simultaneous CI holds both 0 and the claim; about [0-9]+ runs per arm'
 "$mk" "$fx/v-onerun" "$(off 100,110,120)" "$(lt abi=task-shared 150)"
-like "verdict: one run on a side is too few runs, and says why" "$("$gen" "$fx/v-onerun" 2>&1 | grep "^| Oracle's lock table")" \
+like "verdict: one run on a side is too few runs, and says why" "$(gen_text "$fx/v-onerun" 2>&1 | grep "^| Oracle's lock table")" \
 	'\*\*too few runs\*\*: a verdict needs 3 runs on each side'
 "$mk" "$fx/v-tworuns" "$(off 100,110)" "$(lt abi=task-shared 150,160)"
-like "verdict: two runs on a side are too few runs" "$("$gen" "$fx/v-tworuns" 2>&1 | grep "^| Oracle's lock table")" \
+like "verdict: two runs on a side are too few runs" "$(gen_text "$fx/v-tworuns" 2>&1 | grep "^| Oracle's lock table")" \
 	'\*\*too few runs\*\*'
 # Simultaneous intervals: with the three extend-sched claims measured too,
 # the family is 4 claims, each interval at 98.75%. The lock table's +59.0%
@@ -139,7 +146,7 @@ like "verdict: two runs on a side are too few runs" "$("$gen" "$fx/v-tworuns" 2>
 es() { echo "bench=extend-sched $1 extend_waiting=0 values=$2"; }
 "$mk" "$fx/v-family" "$(off 100,101,99,100,100)" "$(lt abi=task-shared 145,170,150,172,158)" \
 	"$(es "abi=none grant=0" 100,101,99,100,100)" "$(es abi=rseq-cr 100,102,98,101,99)"
-out=$("$gen" "$fx/v-family" 2>&1)
+out=$(gen_text "$fx/v-family" 2>&1)
 like "simultaneous intervals: the claims table's family and level are stated" "$out" \
 	'simultaneous\*\* interval of the 4 claim rows measured here \(each at 98\.75%'
 like "... and the verdict changes: larger than claimed at 95% alone, consistent at once" "$(grep "^| Oracle's lock table" <<<"$out")" \
@@ -149,22 +156,22 @@ like "... and the verdict changes: larger than claimed at 95% alone, consistent 
 # (better), [-0.8%, +9.7%] at once: no difference resolved.
 "$mk" "$fx/v-table" "$(off 100,101,99,100,100)" "$(lt abi=task-shared 102,108,101,107,104)" \
 	"$(lt abi=rseq-cr 100,101,99,100,100)" "$(lt abi=mainline 100,101,99,100,100)"
-out=$("$gen" "$fx/v-table" 2>&1)
+out=$(gen_text "$fx/v-table" 2>&1)
 like "a comparison table's verdict comes from the simultaneous CI over its comparisons" "$out" \
 	'\| task-shared 50 us \| 5 \| 104 ± 3 \| \+4\.4% \[\+0\.7%, \+8\.2%\] \|.*\| \[-0\.8%, \+9\.7%\] \| \*\*no difference resolved\*\* \|'
 like "... and the table says so" "$out" 'simultaneous intervals over the table.s 3 comparison\(s\) \(each at 98\.33%, Bonferroni\)'
 "$mk" "$fx/v-unmeasured" "$(off 100,110,120)" "$(lt abi=mainline 150,160,170)"
-like "verdict: not measured, naming the missing runs" "$("$gen" "$fx/v-unmeasured")" \
+like "verdict: not measured, naming the missing runs" "$(gen_text "$fx/v-unmeasured")" \
 	"Oracle's lock table.*not measured: no arm runs \(\`bench=locktable clients=300 hogs=400 [^)]*abi=task-shared"
 # A change from +1000% on reads as a factor: 11 -> 1600 is ×145, not +14445.5%.
 "$mk" "$fx/v-factor" "$(off 10,11,12)" "$(lt abi=task-shared 1500,1600,1700)"
-like "a change of +14445% is printed as the factor ×145" "$("$gen" "$fx/v-factor" | grep '^| task-shared 50 us')" \
+like "a change of +14445% is printed as the factor ×145" "$(gen_text "$fx/v-factor" | grep '^| task-shared 50 us')" \
 	'\| 1,600 ± 100 \| ×145 \['
 # The alternatives at the main point (a futex lock, hogs under SCHED_IDLE,
 # grants off) are not the claim's baseline: still 110 -> 160, +45.5%.
 "$mk" "$fx/v-alts" "$(off 100,110,120)" "$(lt abi=task-shared 150,160,170)" \
 	"$(lt "grant=0 lock=futex" 10,10,10)" "$(lt "grant=0 hog_policy=idle" 1000,1000,1000)"
-like "a claim's baseline is off, not the alternatives with grants off" "$("$gen" "$fx/v-alts" | grep "^| Oracle's lock table")" \
+like "a claim's baseline is off, not the alternatives with grants off" "$(gen_text "$fx/v-alts" | grep "^| Oracle's lock table")" \
 	'110 ± 10 → 160 ± 10 SQL exec/s \(3, 3 runs; boots not recorded\) \| \+45\.5%'
 
 # ---- the experiment the folder ran ----------------------------------------------------
@@ -180,7 +187,7 @@ testbeds = []
 why_not = "this experiment says it does not answer it"
 EOF2
 "$top/experiments/plan" --spec "$tmp/renamed.toml" --plan /dev/null --resolved "$fx/two/experiment.json"
-out=$("$gen" "$fx/two" 2>&1)
+out=$(gen_text "$fx/two" 2>&1)
 is "a folder with its own experiment.json renders" "$?" 0
 like "... its sections from it" "$out" '## The main point, as this experiment names it'
 like "... and its claims: one it does not answer says so, and why" "$out" \
@@ -188,11 +195,11 @@ like "... and its claims: one it does not answer says so, and why" "$out" \
 like "... the header names it" "$out" "What ran and what is compared: its .experiment.json."
 printf 'extends = "default.toml"\n[section.lt-main]\nkind = "pie"\n' >"$tmp/pie.toml"
 "$top/experiments/plan" --spec "$tmp/pie.toml" --plan /dev/null --resolved "$fx/two/experiment.json"
-out=$("$gen" "$fx/two" 2>&1)
+out=$(gen_text "$fx/two" 2>&1)
 is "a section of an unknown kind fails" "$?" 1
 like "... naming the file, the section and the kinds (a benchmark's own among them)" "$out" "two/experiment.json: \\[section.lt-main\\]: unknown kind 'pie' \\(against-baselines, grant-durations, hyperfine, mutex-classes, predictions, question, table\\)"
 echo '[1, 2' >"$fx/two/experiment.json"
-out=$("$gen" "$fx/two" 2>&1)
+out=$(gen_text "$fx/two" 2>&1)
 is "a malformed experiment.json fails" "$?" 1
 like "... naming it" "$out" "two/experiment.json: not valid JSON"
 rm "$fx/two/experiment.json"
@@ -248,7 +255,7 @@ none = "N"
 unresolved = "U"
 EOF2
 "$top/experiments/plan" --spec "$tmp/q.toml" --plan /dev/null --resolved "$fx/two/experiment.json"
-out=$("$gen" "$fx/two" 2>&1)
+out=$(gen_text "$fx/two" 2>&1)
 is "a question section renders" "$?" 0
 like "... the question, then each finding with its verdict's sentence" "$out" \
 	'## The open question.*QUESTION-TEXT.*- \*\*task-shared against off\*\*: SQL exec/s \+45\.5%, simultaneous interval \[[^]]*\] \(3 and 3 runs\): \*\*better\*\*\. BETTER-TEXT'
@@ -260,18 +267,18 @@ like "... the interval is simultaneous over the measured changes, then the limit
 	'simultaneous over the 2 change\(s\) above \(each at 97\.5%, Bonferroni\).*LIMITS-TEXT'
 "$mk" "$fx/q-same" "$(off 100,110,120)" "$(lt abi=task-shared 100,110,120)"
 "$top/experiments/plan" --spec "$tmp/q.toml" --plan /dev/null --resolved "$fx/q-same/experiment.json"
-out=$("$gen" "$fx/q-same" 2>&1)
+out=$(gen_text "$fx/q-same" 2>&1)
 like "... the same values: no difference, and its sentence" "$out" '\*\*no difference resolved\*\*\. NONE-TEXT'
 unlike "... not another verdict's" "$out" 'BETTER-TEXT|WORSE-TEXT|UNRESOLVED-TEXT|WORSE2-TEXT'
 "$mk" "$fx/q-none" "bench=locktable clients=100 hogs=400 grant=0 values=100,110,120"
 "$top/experiments/plan" --spec "$tmp/q.toml" --plan /dev/null --resolved "$fx/q-none/experiment.json"
-out=$("$gen" "$fx/q-none" 2>&1)
+out=$(gen_text "$fx/q-none" 2>&1)
 like "... a folder with none of its findings' runs: the heading and one line saying so" "$out" \
 	"## The open question"$'\n\n'"No run of this folder answers it: none of its findings' runs \\(task-shared against off; grants;"
 unlike "... not the question or the limits" "$out" 'QUESTION-TEXT|LIMITS-TEXT'
 sed '/^better = "BETTER-TEXT"/d' "$tmp/q.toml" >"$tmp/q-bad.toml"
 "$top/experiments/plan" --spec "$tmp/q-bad.toml" --plan /dev/null --resolved "$fx/q-same/experiment.json"
-out=$("$gen" "$fx/q-same" 2>&1)
+out=$(gen_text "$fx/q-same" 2>&1)
 is "a finding without a verdict's sentence fails" "$?" 1
 like "... naming the section, the finding and the key" "$out" '\[section\.q\] finding 1: no better'
 
@@ -279,36 +286,36 @@ like "... naming the section, the finding and the key" "$out" '\[section\.q\] fi
 # folder that ran the experiment; the header says so. A file that is not a
 # specification is refused.
 "$top/experiments/plan" --spec "$tmp/renamed.toml" --plan /dev/null --resolved "$fx/two/experiment.json"
-out=$("$gen" --sections "$tmp/q.toml" "$fx/two" 2>&1)
+out=$(gen_text --sections "$tmp/q.toml" "$fx/two" 2>&1)
 is "--sections renders the file's sections" "$?" 0
 like "... the question section, not the folder's" "$out" '## The open question'
 like "... and the header says where the sections come from" "$out" \
 	"the report's sections come from .*q\.toml., not from that copy .*the runs, the plan, the claims and the caveats are the folder's"
 printf 'extends = "default.toml"\nname = "other"\n' >"$tmp/other.toml"
-out=$("$gen" --sections "$tmp/other.toml" "$fx/two" 2>&1)
+out=$(gen_text --sections "$tmp/other.toml" "$fx/two" 2>&1)
 is "--sections with a file that is not a report specification fails" "$?" 1
 like "... saying why" "$out" "other.toml: unknown key\(s\) name"
-out=$("$gen" --sections "$tmp/nonesuch.toml" "$fx/two" 2>&1)
+out=$(gen_text --sections "$tmp/nonesuch.toml" "$fx/two" 2>&1)
 is "--sections with a missing file fails" "$?" 1
 out=$("$gen" --sections 2>&1)
 is "--sections without a file: usage, exit 2" "$?" 2
-like "... the usage names it" "$out" 'usage: report/generate \[--sections SPEC.toml\] RESULTS_DIR'
+like "... the usage names it" "$out" 'usage: report/generate \[--sections SPEC.toml\] \[--no-plots\] RESULTS_DIR'
 rm "$fx/two/experiment.json"
 
 # The caveats come from the experiment too: the latency floor reads the
 # runs its where names and states its bound_us.
 "$mk" "$fx/lat" "$(off 100,110,120)" "bench=latency clients=300 hogs=400 grant=0 values=4000,4200,4400" \
 	"bench=latency clients=300 hogs=400 values=4100,4300,4500"
-out=$("$gen" "$fx/lat" 2>&1)
+out=$(gen_text "$fx/lat" 2>&1)
 like "the latency floor caveat: grants-off runs against 50 us" "$out" \
 	"wakeup p99 is already 4,200 us \\(median of 3 runs; 4,000-4,400 us\\) under this accelerator: 84 times a 50 us extension"
 printf 'extends = "default.toml"\n[caveat.latency-floor]\nwhere = "grant=1"\nbound_us = 20\n' >"$tmp/floor.toml"
 "$top/experiments/plan" --spec "$tmp/floor.toml" --plan /dev/null --resolved "$fx/lat/experiment.json"
-out=$("$gen" "$fx/lat" 2>&1)
+out=$(gen_text "$fx/lat" 2>&1)
 like "... its runs and bound from the experiment's [caveat]" "$out" "already 4,300 us \\(median of 3 runs; 4,100-4,500 us\\) under this accelerator: 215 times a 20 us extension"
 printf 'extends = "default.toml"\n[caveat.x]\nkind = "horoscope"\n' >"$tmp/cav.toml"
 "$top/experiments/plan" --spec "$tmp/cav.toml" --plan /dev/null --resolved "$fx/lat/experiment.json"
-out=$("$gen" "$fx/lat" 2>&1)
+out=$(gen_text "$fx/lat" 2>&1)
 is "a caveat of an unknown kind fails" "$?" 1
 like "... naming it and the kinds" "$out" "\\[caveat.x\\]: unknown kind 'horoscope' \\(guest-speed, "
 
@@ -318,7 +325,7 @@ like "... naming it and the kinds" "$out" "\\[caveat.x\\]: unknown kind 'horosco
 "$mk" "$fx/next" "$(off 200,220,240)" "$(lt abi=task-shared 300,320,340)"
 sed -i 's/^host_kernel: .*/host_kernel: 9.9.9-other/' "$fx/next/environment.txt"
 echo "previous_reference: prev" >>"$fx/next/environment.txt"
-out=$("$gen" "$fx/next" 2>&1)
+out=$(gen_text "$fx/next" 2>&1)
 like "a host change since the previous reference is said, with the field" "$out" \
 	'\*\*The host changed since the previous reference\*\* \(`results/prev`\): host kernel: [^ ]+ → 9\.9\.9-other\.'
 like "... and which figures moved: the claim's baseline and arm means" "$out" \
@@ -326,7 +333,7 @@ like "... and which figures moved: the claim's baseline and arm means" "$out" \
 cp "$fx/prev/environment.txt" "$fx/same.env"
 "$mk" "$fx/same" "$(off 100,110,120)" "$(lt abi=task-shared 150,160,170)"
 echo "previous_reference: prev" >>"$fx/same/environment.txt"
-like "... on the same host it says so" "$("$gen" "$fx/same" 2>&1)" 'Same host as the previous reference \(`results/prev`\)'
+like "... on the same host it says so" "$(gen_text "$fx/same" 2>&1)" 'Same host as the previous reference \(`results/prev`\)'
 
 # A worst RT wakeup above the bounded policy's bound (the extension
 # length) gets its own line, whatever the averages say: the latency
@@ -334,19 +341,19 @@ like "... on the same host it says so" "$("$gen" "$fx/same" 2>&1)" 'Same host as
 # 20 -> 60 us (above).
 "$mk" "$fx/bound" "$(off 100,110,120)" "bench=latency clients=300 hogs=400 grant=0 values=10,10" \
 	"bench=latency clients=300 hogs=400 rt_policy=bounded values=10,20"
-out=$("$gen" "$fx/bound" 2>&1)
+out=$(gen_text "$fx/bound" 2>&1)
 like "a worst wakeup above the bounded policy's bound is flagged on its own line, by run" "$out" \
 	$'\n\\*\\*Bound violated:\\*\\* `latency-300-400-mainline-1-50000-r2` \\(the parallel testbed[^)]*\\), mainline, bounded RT policy, 50 us extensions\\): its worst RT wakeup took 60 us, above the policy\'s bound of 50 us \\(with grants off the worst of 2 run\\(s\\) was 30 us\\)'
 unlike "... the run within the bound is not" "$out" 'Bound violated:\*\* `latency-300-400-mainline-1-50000-r1`'
 "$mk" "$fx/bound-ok" "$(off 100,110,120)" "bench=latency clients=300 hogs=400 rt_policy=bounded values=10,12"
-out=$("$gen" "$fx/bound-ok" 2>&1)
+out=$(gen_text "$fx/bound-ok" 2>&1)
 like "... and without a violation the report says how many runs it checked" "$out" \
 	"No RT wakeup exceeded the bounded policy's bound \\(the extension length\\) in the 2 run\\(s\\) under it"
 
 # swingbench-lite's structure: sessions, the writer gate, the mutex classes.
 "$mk" "$fx/sbl" "bench=swingbench-lite mutex=spin-ext grant=0 clients=100 values=1000,1100,1200 structure=1" \
 	"bench=swingbench-lite mutex=spin-ext abi=task-shared clients=100 values=1100,1200,1300 structure=1"
-out=$("$gen" "$fx/sbl" 2>&1)
+out=$(gen_text "$fx/sbl" 2>&1)
 is "a swingbench-lite folder with the structure figures renders" "$?" 0
 like "the sessions and the gate, medians over the runs" "$out" \
 	"\\| spin-ext off \\| 3 \\| 110\\.0 \\| 27\\.5 \\| 80\\.0% \\| 91\\.7 \\| 2\\.50 \\|"
@@ -356,7 +363,7 @@ unlike "a class neither held nor taken is left out" "$out" "static prng"
 like "a claim on a stand-in that cannot exercise the mechanism: its numbers, and that verdict, with why" "$out" \
 	"Swingbench, 1000 clients[^|]*\\|[^|]*\\| 1,100 ± 100 → 1,200 ± 100 SQL exec/s \\(3, 3 runs; boots not recorded\\) \\|.*\\*\\*not tested by a comparable workload\\*\\*: today's swingbench-lite \\(giant-lock"
 "$mk" "$fx/sbl-old" "bench=swingbench-lite mutex=spin-ext grant=0 clients=100 values=1000,1100"
-like "runs without the figures say so" "$("$gen" "$fx/sbl-old" 2>&1)" "These runs predate the structure measurements"
+like "runs without the figures say so" "$(gen_text "$fx/sbl-old" 2>&1)" "These runs predate the structure measurements"
 
 # A pre-registered prediction against the measurement: off 100, 110, 120,
 # the arm 150, 160, 170: +45.5% [+22.4%, +74.8%].
@@ -371,7 +378,7 @@ cat >"$fx/pred/experiment.json" <<'EOF2'
   {"label": "reaches", "where": "clients=16", "arm": "abi=mainline grant=1", "low": 50, "high": 80},
   {"label": "nothing", "where": "clients=99", "arm": "abi=mainline grant=1", "low": 0, "high": 1}]}}}
 EOF2
-out=$("$gen" "$fx/pred" 2>&1)
+out=$(gen_text "$fx/pred" 2>&1)
 is "a predictions section renders" "$?" 0
 like "an estimate inside the interval, the CI meeting it: held, with the registered marking" "$out" \
 	"\\| inside \\| \\[\\+40%, \\+50%\\], \\+45% \\| \\+45\\.5% \\[\\+22\\.4%, \\+74\\.8%\\] \\| 3, 3 \\| \\*\\*held\\*\\* \\(gate-bound: most held gate's share 0\\.80\\) \\|"
@@ -391,13 +398,13 @@ like "... 7 us against off" "$out" '\| mainline 7 us \| 3 \| 125 ± 5 \| \+13\.6
 ok "... and the length sweep's plot" test -s "$fx/ext/plots/lt-length.png"
 # --abis without off: no baseline; the report says so instead of dropping the section.
 "$mk" "$fx/nobase" "$(lt abi=mainline 150,160,170)" "$(lt abi=rseq-cr 140,150,160)"
-out=$("$gen" "$fx/nobase" 2>&1)
+out=$(gen_text "$fx/nobase" 2>&1)
 is "a plan without off renders" "$?" 0
 like "... the main point says it has no baseline arm" "$out" 'no baseline arm\*\* \(`grant=0`\) was run'
 like "... and still shows the arms" "$out" '\| rseq-cr 50 us \| 3 \| 150 ± 10 \|'
 # A failed run and a run that never finished.
 "$mk" "$fx/failed" "$(off 100,110,-)" "$(lt abi=task-shared 150,x,170)"
-out=$("$gen" "$fx/failed" 2>&1)
+out=$(gen_text "$fx/failed" 2>&1)
 is "a folder with failed runs renders" "$?" 0
 like "the failed runs are listed, with the reason" "$out" \
 	'## Failed runs.*\| `locktable-300-400-task-shared-1-50000-r2` \| timeout: killed after its limit of 84s \|'
@@ -405,7 +412,7 @@ like "... and a run that never finished says so" "$out" '\| `locktable-300-400-m
 like "the point shows it has 2 of its 3 runs" "$out" '\| task-shared 50 us \| 2 \(\*\*2 of 3 runs\*\*\) \| 160 ± 14 \|'
 
 # ---- an older folder (untyped plan) ----------------------------------------------------
-out=$("$gen" "$fx/sweep" 2>&1)
+out=$(gen_text "$fx/sweep" 2>&1)
 is "an older folder's plan renders" "$?" 0
 like "... and says its order was fixed" "$out" 'Run order: fixed'
 like "... off against mainline from its columns" "$out" '\| mainline 50 us \| 3 \| 160 ± 10 \| \+45\.5% \[\+22\.4%, \+74\.8%\]'
@@ -416,56 +423,56 @@ like "host preemption per run, in the appendix" "$out" '\| `lt-c300-h400-mainlin
 # Grant durations from the tracepoints: three expired 5 us grants that ran
 # 100, 200 and 300 us: harmonic mean 3 / (1/100 + 1/200 + 1/300) = 163.6 us.
 like "grant durations: harmonic mean, median, max" "$out" '\| 5 us \| expire \| 3 \| 163\.6 us \| 200\.0 us \| 300\.0 us \|'
-out=$("$gen" "$fx/minimal" 2>&1)
+out=$(gen_text "$fx/minimal" 2>&1)
 is "a folder with an empty plan renders" "$?" 0
 ok "the environment table has the guest kernel" grep -q '| guest_kernel_release | `6.12.118-slicebench` |' <<<"$out"
 ok "the trust section names TCG and the oversubscription" grep -q '4 vCPU threads share 2 host CPU' <<<"$out"
 
 # ---- malformed or missing input: an error naming the file --------------------------
-err=$("$gen" "$fx/bad-line" 2>&1 >/dev/null)
+err=$(gen_text "$fx/bad-line" 2>&1 >/dev/null)
 is "a malformed environment line fails" "$?" 1
 like "... naming the file and line" "$err" 'bad-line/environment.txt:2:'
-err=$("$gen" "$fx/missing-field" 2>&1 >/dev/null)
+err=$(gen_text "$fx/missing-field" 2>&1 >/dev/null)
 is "a missing environment field fails" "$?" 1
 like "... naming the field" "$err" "field 'accelerator' is missing"
-"$gen" "$fx/does-not-exist" >/dev/null 2>&1
+gen_text "$fx/does-not-exist" >/dev/null 2>&1
 is "a missing folder fails" "$?" 1
 cp -r "$fx/two" "$fx/badjson"
 echo '{"results": ' >"$fx/badjson/raw/locktable-300-400-task-shared-1-50000-r3.json"
-err=$("$gen" "$fx/badjson" 2>&1 >/dev/null)
+err=$(gen_text "$fx/badjson" 2>&1 >/dev/null)
 is "a result that is not JSON fails" "$?" 1
 like "... naming the file" "$err" 'badjson/raw/locktable-300-400-task-shared-1-50000-r3\.json: not valid JSON'
 cp -r "$fx/two" "$fx/nofield"
 jq 'del(.results.kernel)' "$fx/two/raw/locktable-300-400-mainline-0-50000-r2.json" >"$fx/nofield/raw/locktable-300-400-mainline-0-50000-r2.json"
-err=$("$gen" "$fx/nofield" 2>&1 >/dev/null)
+err=$(gen_text "$fx/nofield" 2>&1 >/dev/null)
 is "a result without a field fails, never a zero" "$?" 1
 like "... naming the file and the field" "$err" 'nofield/raw/locktable-300-400-mainline-0-50000-r2\.json: field \.results\.kernel\.granted is missing'
 cp -r "$fx/two" "$fx/mismatch"
 jq '.header.extension_ns = 5000' "$fx/two/raw/locktable-300-400-task-shared-1-50000-r1.json" >"$fx/mismatch/raw/locktable-300-400-task-shared-1-50000-r1.json"
-err=$("$gen" "$fx/mismatch" 2>&1 >/dev/null)
+err=$(gen_text "$fx/mismatch" 2>&1 >/dev/null)
 is "a run whose header disagrees with its plan row fails" "$?" 1
 like "... saying what disagrees" "$err" 'r1\.json: the run says extension_ns=5000, its plan row says 50000'
 cp -r "$fx/two" "$fx/otherrun"
 jq '.header.run_id = "locktable-300-400-task-shared-1-50000-r2"' "$fx/two/raw/locktable-300-400-task-shared-1-50000-r1.json" \
 	>"$fx/otherrun/raw/locktable-300-400-task-shared-1-50000-r1.json"
-err=$("$gen" "$fx/otherrun" 2>&1 >/dev/null)
+err=$(gen_text "$fx/otherrun" 2>&1 >/dev/null)
 is "a result whose header names another run record fails" "$?" 1
 like "... naming both" "$err" 'r1\.json: the run says it is run locktable-300-400-task-shared-1-50000-r2, not locktable-300-400-task-shared-1-50000-r1'
 cp -r "$fx/two" "$fx/badplan"
 sed -i '6s/\t300\t400\t/\tmany\t400\t/' "$fx/badplan/plan.tsv"
-err=$("$gen" "$fx/badplan" 2>&1 >/dev/null)
+err=$(gen_text "$fx/badplan" 2>&1 >/dev/null)
 is "a plan with a malformed column fails" "$?" 1
 like "... naming the file, line and column" "$err" "badplan/plan.tsv:6: column clients is not a number: 'many'"
 cp -r "$fx/two" "$fx/noplan"
 rm "$fx/noplan/plan.tsv"
-err=$("$gen" "$fx/noplan" 2>&1 >/dev/null)
+err=$(gen_text "$fx/noplan" 2>&1 >/dev/null)
 is "a folder without its plan fails" "$?" 1
 like "... naming it" "$err" 'noplan/plan.tsv: missing'
 
 # A folder of fresh precise boots only, testing no claim (the committed
 # unused-cost run): no empty claims table, the header says what ran, and a
 # resolution far below 1% is printed as such, not as "±0%".
-out=$("$gen" "$top/results/unused-cost-20261205" 2>&1)
+out=$(gen_text "$top/results/unused-cost-20261205" 2>&1)
 is "a folder of fresh precise boots only renders" "$?" 0
 unlike "... without a claims table when the experiment tests no claim" "$out" '## Claims against our measurements'
 like "... its header counts the fresh boots" "$out" 'on the precise testbed 9 fresh boots, 1 vCPU'
@@ -479,7 +486,7 @@ like "... the header: every run from a clean tree, and the host" "$out" \
 cp -r "$fx/two" "$fx/dirty"
 jq '.header.project_commit = "0123456789ab-dirty-5a5a5a5a" | .header.project_dirty = true' \
 	"$fx/two/raw/locktable-300-400-task-shared-1-50000-r2.json" >"$fx/dirty/raw/locktable-300-400-task-shared-1-50000-r2.json"
-out=$("$gen" "$fx/dirty" 2>&1)
+out=$(gen_text "$fx/dirty" 2>&1)
 like "a run from a dirty tree is flagged in the header, by ID" "$out" \
 	'\*\*Not from a clean tree: 1 of 6 runs were recorded from a working tree that differed from its commit\*\* \(`locktable-300-400-task-shared-1-50000-r2`\)'
 # ---- the boot as a level of the analysis (issue 24, point 3) ------------------------
@@ -492,10 +499,10 @@ like "a run from a dirty tree is flagged in the header, by ID" "$out" \
 # ttest_ind on those four means gives): inconclusive.
 "$mk" "$fx/runs" "$(off 100,120,102,118)" "$(lt abi=task-shared 150,170,152,168)"
 "$mk" "$fx/boots" "$(off 100,120,102,118) boots=2" "$(lt abi=task-shared 150,170,152,168) boots=2"
-out=$("$gen" "$fx/runs" 2>&1)
+out=$(gen_text "$fx/runs" 2>&1)
 like "two boots: as independent runs the claim is consistent" "$out" \
 	"Oracle's lock table.*\(4, 4 runs; boots not recorded\) \| \+45\.5% \[\+26\.7%, \+68\.2%\] \|.*\*\*consistent with the claim\*\*; not replicated: the boots were not recorded"
-out=$("$gen" "$fx/boots" 2>&1)
+out=$(gen_text "$fx/boots" 2>&1)
 like "... with the boot as a random effect: the boots' means are the units, inconclusive" "$out" \
 	"Oracle's lock table.*\(4, 4 runs; 2, 2 boots; between boots 99%, 99%\) \| \+45\.5% \[-3\.5%, \+135\.5%\] \|.*\| 0\.059 \(0\.059\) \| \*\*inconclusive\*\*: .* boots per arm at this spread"
 like "... the header says how many boots ran each testbed, and how the boot enters" "$out" \
@@ -504,15 +511,15 @@ like "... the header says how many boots ran each testbed, and how the boot ente
 # component is 0 and the runs are the units again, as for one boot.
 "$mk" "$fx/boots0" "$(off 100,110,120,110) boots=2" "$(lt abi=task-shared 150,160,170,160) boots=2"
 "$mk" "$fx/runs0" "$(off 100,110,120,110)" "$(lt abi=task-shared 150,160,170,160)"
-ci0=$("$gen" "$fx/runs0" 2>&1 | grep "^| Oracle's lock table" | grep -o '+45.5% \[[^]]*\]')
-out=$("$gen" "$fx/boots0" 2>&1)
+ci0=$(gen_text "$fx/runs0" 2>&1 | grep "^| Oracle's lock table" | grep -o '+45.5% \[[^]]*\]')
+out=$(gen_text "$fx/boots0" 2>&1)
 is "no spread between boots: the runs' interval ($ci0), between boots 0%" \
 	"$(grep "^| Oracle's lock table" <<<"$out" | grep -o '(4, 4 runs; 2, 2 boots; between boots 0%, 0%) | +45.5% \[[^]]*\]')" \
 	"(4, 4 runs; 2, 2 boots; between boots 0%, 0%) | $ci0"
 unlike "... and the claim is replicated" "$(grep "^| Oracle's lock table" <<<"$out")" 'not replicated'
 # One boot: the verdict stands, marked not replicated.
 "$mk" "$fx/boot1" "$(off 100,110,120) boots=1" "$(lt abi=task-shared 150,160,170) boots=1"
-out=$("$gen" "$fx/boot1" 2>&1)
+out=$(gen_text "$fx/boot1" 2>&1)
 like "one boot: the claim is marked not replicated" "$out" \
 	"Oracle's lock table.*\(3, 3 runs; 1, 1 boots\) .*\*\*consistent with the claim\*\*; not replicated: one boot on a side"
 

@@ -1,6 +1,6 @@
 #!/bin/bash
 # swingbench-lite on the host (no time slice extension here): the schema and
-# load, each transaction type on its own, 10 s runs of 16 clients with each
+# load, each transaction type on its own, 2 s runs of 16 clients with each
 # SQLite mutex kind, the PostgreSQL backend against a live local server, and
 # clear errors for bad options. Every run ends with its own consistency
 # check, which must pass.
@@ -38,13 +38,13 @@ is "load: WAL journal" "$(sqlite3 "$db" 'pragma journal_mode')" wal
 out=$(timeout 120 "$sbl" --db "$db" --no-load --clients 2 --duration 1 --warmup 0 --interval 0 2>&1)
 like "--no-load reuses the data set and stays consistent" "$out" 'consistency: ok'
 
-# The default mix, 16 clients, 5 s, each mutex kind (ABI auto: none here).
+# The default mix, 16 clients, 2 s, each mutex kind (ABI auto: none here).
 for m in pthread adaptive spin spin-ext futex futex-ext; do
-	out=$(timeout 300 "$sbl" --clients 16 --scale 0.1 --duration 5 --warmup 1 --interval 5 \
+	out=$(timeout 300 "$sbl" --clients 16 --scale 0.1 --duration 2 --warmup 1 --interval 1 \
 		--mutex "$m" --json "$tmp/mix-$m.json" 2>&1)
 	rc=$?
-	ok "16 clients, 5 s, $m mutexes: exit 0" test $rc = 0
-	like "16 clients, 5 s, $m mutexes: consistent" "$out" 'consistency: ok'
+	ok "16 clients, 2 s, $m mutexes: exit 0" test $rc = 0
+	like "16 clients, 2 s, $m mutexes: consistent" "$out" 'consistency: ok'
 	ok "16 clients, $m: JSON has the header, SQL/s, per-type latencies and mutex counts" jq_true \
 		".header.tool == \"swingbench-lite\" and .config.mutex == \"$m\" and
 		 .results.sql_per_s > 0 and .results.per_type[\"order-products\"].latency.p99_ns > 0 and
@@ -107,9 +107,9 @@ like "private cache, rollback journal: consistent" "$out" 'consistency: ok'
 # PostgreSQL through libpq, against a real local server.
 if pg_start "$pgdir"; then
 	out=$(timeout 300 "$sbl" --backend pg --dsn "$PG_DSN" --clients 16 --scale 0.1 \
-		--duration 10 --warmup 1 --interval 5 --json "$tmp/pg.json" 2>&1)
+		--duration 3 --warmup 1 --interval 1 --json "$tmp/pg.json" 2>&1)
 	rc=$?
-	ok "PostgreSQL, 16 clients, 10 s: exit 0" test $rc = 0
+	ok "PostgreSQL, 16 clients, 3 s: exit 0" test $rc = 0
 	like "PostgreSQL: consistent" "$out" 'consistency: ok'
 	ok "PostgreSQL: every default transaction committed" jq_true \
 		'.config.backend == "pg" and ([.results.per_type[] | .committed > 0] | all) and
