@@ -96,7 +96,7 @@ class Report:
         self.env = rs.load_environment(self.d)
         self.rows, self.meta = rs.load_plan(self.d, self.env)
         self.runs = rs.load_runs(self.d, self.rows)
-        self.metrics = rs.load_metrics(os.path.join(here, "metrics.ini"))
+        self.metrics = rs.load_all_metrics()
         self.exp, self.exp_src, self.exp_note = load_experiment(self.d, self.env)
         if sections:
             self.exp, self.exp_src, self.exp_note = override_sections(self.exp, sections)
@@ -117,7 +117,7 @@ class Report:
         self.runs = list(runs)
         self.rows = [r.row for r in self.runs]
         self.meta = dict(meta or {})
-        self.metrics = rs.load_metrics(os.path.join(here, "metrics.ini"))
+        self.metrics = rs.load_all_metrics()
         self.exp, self.exp_src, self.exp_note = exp, os.path.join(d, "spec.toml"), None
         self.vw, self.traces = dict(vw or {}), dict(traces or {})
         self.plots = os.path.join(d, "plots")
@@ -137,7 +137,7 @@ class Report:
 
     def metric(self, name, where):
         if name not in self.metrics:
-            raise ReportError(f"{rs.rel(where)}: unknown metric '{name}' (see report/metrics.ini)")
+            raise ReportError(f"{rs.rel(where)}: unknown metric '{name}' (report/metrics.ini, bench/NAME/metrics.ini)")
         return self.metrics[name]
 
     def plot_link(self, fname, alt):

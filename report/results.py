@@ -23,8 +23,6 @@ COLUMNS, INT_COLUMNS, LOCKTABLE_BENCHES = select.COLUMNS, select.INT_COLUMNS, se
 # Columns added since the typed plan (2026-12-04): an older plan's header
 # lacks them, and they are recovered from the arguments.
 LATER_COLUMNS = ["hog_policy", "work_in_ns", "profile"]
-BENCHES = {"locktable", "extend-sched", "swingbench-lite", "latency", "lock-cost", "hyperfine",
-           "unused-cost", "grant-trace", "cyclictest", "sleep-overshoot", "postgres"}
 # What a column may hold besides "-" (not applicable).
 CHOICES = {
     "testbed": {"parallel", "precise"},
@@ -52,6 +50,14 @@ CHOICES = {
 
 class ReportError(Exception):
     pass
+
+
+def check_bench(name, where):
+    """A plan's bench must be one a benchmark folder declares."""
+    from slicebench.bench import PATH_VAR, load_all
+    if name not in load_all():
+        raise ReportError(f"{where}: unknown bench '{name}' (no benchmark folder declares it: bench/NAME/bench.py, "
+                          f"or a folder of ${PATH_VAR})")
 
 
 def rel(path):
@@ -100,8 +106,8 @@ def _typed(path, n, col, raw):
     if col in CHOICES and v not in CHOICES[col]:
         raise ReportError(f"{rel(path)}:{n}: column {col}: '{raw}' is not one of "
                           f"{', '.join(sorted(str(c) for c in CHOICES[col]))}")
-    if col == "bench" and v not in BENCHES:
-        raise ReportError(f"{rel(path)}:{n}: unknown bench '{raw}'")
+    if col == "bench":
+        check_bench(v, f"{rel(path)}:{n}")
     return v
 
 
@@ -119,8 +125,7 @@ def load_run_records(path):
             if row[col] is not None and row[col] not in allowed:
                 raise ReportError(f"{rel(path)}:{n}: {col}: '{row[col]}' is not one of "
                                   f"{', '.join(sorted(str(c) for c in allowed))}")
-        if row["bench"] not in BENCHES:
-            raise ReportError(f"{rel(path)}:{n}: unknown bench '{row['bench']}'")
+        check_bench(row["bench"], f"{rel(path)}:{n}")
         rows.append(row)
     meta = {k: v for k, v in header.items() if k != "slicebench_plan"}
     meta.setdefault("main_work_in_ns", 5000)
@@ -397,7 +402,7 @@ _OPS = {ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b,
 
 class Metric:
     def __init__(self, name, sec, path):
-        self.name = name
+        self.name, self.ini = name, path
         self.expr_text = sec.get("path")
         if not self.expr_text:
             raise ReportError(f"{rel(path)}: [{name}]: no path")
@@ -485,6 +490,22 @@ def load_ini(path):
 def load_metrics(path):
     cp = load_ini(path)
     return {name: Metric(name, cp[name], path) for name in cp.sections()}
+
+
+def load_all_metrics():
+    """report/metrics.ini (what every benchmark's JSON has) and each
+    benchmark folder's metrics.ini; a name declared twice is an error
+    naming both files."""
+    from slicebench.bench import folders
+    paths = [os.path.join(os.path.dirname(os.path.abspath(__file__)), "metrics.ini")]
+    paths += [os.path.join(d, "metrics.ini") for d in folders() if os.path.isfile(os.path.join(d, "metrics.ini"))]
+    out = {}
+    for path in paths:
+        for name, m in load_metrics(path).items():
+            if name in out:
+                raise ReportError(f"{rel(path)}: metric '{name}' is declared in {rel(out[name].ini)} too")
+            out[name] = m
+    return out
 
 
 def parse_selector(text, path, where, meta):

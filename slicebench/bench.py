@@ -90,20 +90,32 @@ def opts(pairs):
     return out
 
 
+PATH_VAR = "SLICEBENCH_BENCH_PATH"
+OWN_FILES = ("bench.py", "report.py", "metrics.ini")
+
+
 def folders(top=TOP):
-    """The benchmark folders: bench/*/ that hold a bench.py or a report.py."""
-    return [d for d in sorted(glob.glob(os.path.join(top, "bench", "*")))
-            if os.path.isfile(os.path.join(d, "bench.py")) or os.path.isfile(os.path.join(d, "report.py"))]
+    """The benchmark folders: the tree's bench/*/, then those of each folder
+    in $SLICEBENCH_BENCH_PATH (colon-separated; a benchmark kept outside the
+    tree, such as tests/fixtures/bench/), that hold a bench.py, a report.py
+    or a metrics.ini."""
+    roots = [os.path.join(top, "bench")]
+    for extra in filter(None, os.environ.get(PATH_VAR, "").split(":")):
+        if not os.path.isdir(extra):
+            raise RunError(f"{PATH_VAR}: no such folder: {extra}")
+        roots.append(os.path.abspath(extra))
+    return [d for root in roots for d in sorted(glob.glob(os.path.join(root, "*")))
+            if any(os.path.isfile(os.path.join(d, f)) for f in OWN_FILES)]
 
 
-_registry = None
+_registry = {}
 
 
 def load_all(top=TOP):
-    """Every Bench of every bench/*/bench.py, by name."""
-    global _registry
-    if _registry is not None and top == TOP:
-        return _registry
+    """Every Bench of every benchmark folder's bench.py, by name."""
+    key = (top, os.environ.get(PATH_VAR, ""))
+    if key in _registry:
+        return _registry[key]
     found = {}
     for d in folders(top):
         path = os.path.join(d, "bench.py")
@@ -116,9 +128,9 @@ def load_all(top=TOP):
         for cls in getattr(mod, "BENCHES", []):
             b = cls()
             b.folder = folder
+            b.path = d
             if b.name in found:
-                raise RunError(f"{path}: the bench '{b.name}' is declared in bench/{found[b.name].folder} too")
+                raise RunError(f"{path}: the bench '{b.name}' is declared in {found[b.name].path} too")
             found[b.name] = b
-    if top == TOP:
-        _registry = found
+    _registry[key] = found
     return found

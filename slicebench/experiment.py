@@ -217,7 +217,7 @@ class Experiment:
     arms = {}
     alternatives = {}
     blocks = []
-    report_spec = None      # report/specs/NAME.toml (default: the experiment's name)
+    report_spec = None      # report/specs/NAME.toml: a name there, or a path (default: the experiment's name)
 
     def derive(self, v):
         """Set the values the blocks share on v."""

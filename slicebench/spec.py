@@ -14,6 +14,10 @@ KEYS = {"extends", "section", "claim", "caveat"}
 
 
 def path_of(name):
+    """report/specs/NAME.toml, or NAME itself when it is a path (an
+    experiment kept outside the tree names its own specification)."""
+    if name.endswith(".toml") or os.sep in name:
+        return name
     return os.path.join(SPECS, f"{name}.toml")
 
 
