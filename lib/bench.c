@@ -4,6 +4,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -347,6 +348,79 @@ void bench_kstats_delta(struct bench_kstats *d, const struct bench_kstats *befor
 		return;
 	for (int i = 0; i < KSTAT_NR; i++)
 		d->v[i] = after->v[i] - before->v[i];
+}
+
+/* ---- the measured window -------------------------------------------------- */
+
+void bench_window_run(const char *prog, struct bench_window *w)
+{
+	uint64_t last[BENCH_WINDOW_RATES] = { 0 }, end;
+	struct bench_kstats before, after;
+	size_t max_iv = w->interval_s ? w->duration_s / w->interval_s + 2 : 1;
+	double t_last = 0;
+
+	w->iv = calloc(max_iv, sizeof(*w->iv));
+	if (!w->iv) {
+		fprintf(stderr, "%s: out of memory\n", prog);
+		exit(1);
+	}
+	w->n_iv = 0;
+	bench_sleep_us(llround(w->warmup_s * 1000000));
+	bench_kstats_read(&before);
+	for (int i = 0; i < w->n_rates; i++)
+		last[i] = w->count(i, w->arg);
+	if (w->open)
+		w->open(w->arg);
+	w->t_start = bench_now_ns();
+	if (w->ready_file) {
+		int fd = open(w->ready_file, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+
+		if (fd < 0) {
+			fprintf(stderr, "%s: --ready-file: cannot create %s: %s\n", prog, w->ready_file,
+				strerror(errno));
+			exit(1);
+		}
+		close(fd);
+	}
+	end = w->t_start + w->duration_s * 1000000000ull;
+	while (1) {
+		uint64_t now = bench_now_ns();
+		uint64_t next = w->interval_s ? w->t_start + (uint64_t)((t_last + w->interval_s) * 1e9) : end;
+		struct bench_interval *iv;
+
+		if (next > end)
+			next = end;
+		if (now < next)
+			bench_sleep_us((next - now) / 1000);
+		now = bench_now_ns();
+		if (!w->interval_s)
+			break;
+		iv = &w->iv[w->n_iv < max_iv ? w->n_iv++ : max_iv - 1];
+		iv->t = (now - w->t_start) / 1e9;
+		printf("[ %4.0fs ]", iv->t);
+		for (int i = 0; i < w->n_rates; i++) {
+			uint64_t c = w->count(i, w->arg);
+
+			iv->rate[i] = (c - last[i]) / (iv->t - t_last);
+			last[i] = c;
+			printf(" %s: %.0f", w->names[i], iv->rate[i]);
+		}
+		printf("\n");
+		fflush(stdout);
+		t_last = iv->t;
+		if (now >= end)
+			break;
+	}
+	w->t_end = bench_now_ns();
+	if (w->close)
+		w->close(w->arg);
+	bench_kstats_read(&after);
+	bench_kstats_delta(&w->kstats, &before, &after);
+}
+
+double bench_window_secs(const struct bench_window *w)
+{
+	return (w->t_end - w->t_start) / 1e9;
 }
 
 /* ---- JSON ----------------------------------------------------------------- */

@@ -133,6 +133,47 @@ void bench_kstats_delta(struct bench_kstats *d, const struct bench_kstats *befor
 			const struct bench_kstats *after);
 
 /*
+ * The measured window, as the load generators run it (locktable,
+ * swingbench-lite): after warmup_s, the kernel's counters are read, open()
+ * starts the program's measuring, and the window runs duration_s; every
+ * interval_s (0: never) a progress line "[   Ns ] NAME: RATE ..." gives the
+ * rate of each of the program's counters (count(i)) over the interval, and
+ * keeps it in iv[]. Then close() stops the measuring and the counters are
+ * read again. ready_file, if set, is created when the window opens (a probe
+ * started beside the load measures the load, not its start).
+ */
+#define BENCH_WINDOW_RATES 2
+
+struct bench_interval {
+	double t;				/* seconds into the window */
+	double rate[BENCH_WINDOW_RATES];	/* per second, over the interval */
+};
+
+struct bench_window {
+	/* Set by the program: */
+	double warmup_s;
+	long duration_s;
+	long interval_s;
+	const char *ready_file;
+	int n_rates;				/* counters shown per interval */
+	const char *names[BENCH_WINDOW_RATES];	/* e.g. "exec/s" */
+	uint64_t (*count)(int i, void *arg);	/* counter i so far */
+	void (*open)(void *arg);		/* the window opens */
+	void (*close)(void *arg);		/* the window closes */
+	void *arg;
+	/* Filled by bench_window_run(): */
+	uint64_t t_start, t_end;		/* bench_now_ns() */
+	struct bench_kstats kstats;		/* the kernel's counters over the window */
+	struct bench_interval *iv;		/* the progress lines' figures */
+	size_t n_iv;
+};
+
+/* Run the window (exits with a message on a ready-file error). */
+void bench_window_run(const char *prog, struct bench_window *w);
+/* The window's length in seconds. */
+double bench_window_secs(const struct bench_window *w);
+
+/*
  * JSON output. bench_json_open() opens FILE at start-up, so that a bad path
  * fails before the run (-1, and it says why). bench_json_header() writes "{"
  * and the shared "header" object: tool, version, kernel release and command

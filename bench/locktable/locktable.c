@@ -325,6 +325,22 @@ static uint64_t sum_execs(void)
 	return n;
 }
 
+/* The measured window's hooks (lib/bench.h: struct bench_window). */
+static uint64_t window_execs(int i, void *arg)
+{
+	return sum_execs();
+}
+
+static void window_open(void *arg)
+{
+	__atomic_store_n(&phase, MEASURE, __ATOMIC_RELAXED);
+}
+
+static void window_close(void *arg)
+{
+	__atomic_store_n(&phase, STOP, __ATOMIC_RELAXED);
+}
+
 static void usage(FILE *f)
 {
 	fprintf(f,
@@ -493,24 +509,18 @@ static void *xcalloc(size_t n, size_t size)
 	return p;
 }
 
-struct interval {
-	double t, execs_per_s;
-};
-
 int main(int argc, char **argv)
 {
-	struct bench_kstats k_before, k_after, k_delta;
+	struct bench_window win = { 0 };
 	struct slice_counters lib = { 0 };
 	struct hist wait, hold;
 	struct bench_env env;
 	struct bench_json json;
-	struct interval *iv = NULL;
-	size_t n_iv = 0;
 	struct bench_hogs *hogs;
-	uint64_t execs = 0, contended = 0, long_holds = 0, t_start, t_end, last_execs;
+	uint64_t execs = 0, contended = 0, long_holds = 0, t_start;
 	uint64_t bad_tables = 0, total_acq = 0;
 	long hogs_under_policy;
-	double secs, t_last;
+	double secs;
 	char err[256];
 	int rc = 0;
 
@@ -598,58 +608,21 @@ int main(int argc, char **argv)
 	       (bench_now_ns() - t_start) / 1e9);
 	fflush(stdout);
 
-	bench_sleep_us(llround(opt_warmup * 1000000));
-	bench_kstats_read(&k_before);
-	last_execs = sum_execs();
-	t_start = bench_now_ns();
-	__atomic_store_n(&phase, MEASURE, __ATOMIC_RELAXED);
-	if (opt_ready_file) {
-		int fd = open(opt_ready_file, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-
-		if (fd < 0) {
-			fprintf(stderr, PROG ": --ready-file: cannot create %s: %s\n",
-				opt_ready_file, strerror(errno));
-			exit(1);
-		}
-		close(fd);
-	}
-	t_last = 0;
-	iv = xcalloc(opt_interval ? opt_duration / opt_interval + 2 : 1, sizeof(*iv));
-	while (1) {
-		uint64_t now = bench_now_ns(), end = t_start + opt_duration * 1000000000ull;
-		uint64_t next = opt_interval ?
-			t_start + (uint64_t)((t_last + opt_interval) * 1e9) : end;
-		double t;
-		uint64_t e;
-
-		if (next > end)
-			next = end;
-		if (now < next)
-			bench_sleep_us((next - now) / 1000);
-		now = bench_now_ns();
-		if (!opt_interval)
-			break;
-		t = (now - t_start) / 1e9;
-		e = sum_execs();
-		iv[n_iv].t = t;
-		iv[n_iv].execs_per_s = (e - last_execs) / (t - t_last);
-		printf("[ %4.0fs ] exec/s: %.0f\n", t, iv[n_iv].execs_per_s);
-		fflush(stdout);
-		n_iv++;
-		last_execs = e;
-		t_last = t;
-		if (now >= end)
-			break;
-	}
-	__atomic_store_n(&phase, STOP, __ATOMIC_RELAXED);
-	t_end = bench_now_ns();
-	bench_kstats_read(&k_after);
+	win.warmup_s = opt_warmup;
+	win.duration_s = opt_duration;
+	win.interval_s = opt_interval;
+	win.ready_file = opt_ready_file;
+	win.n_rates = 1;
+	win.names[0] = "exec/s";
+	win.count = window_execs;
+	win.open = window_open;
+	win.close = window_close;
+	bench_window_run(PROG, &win);
 	/* The hogs go too, or the clients would take long to see STOP. */
 	hogs_under_policy = bench_hogs_under_policy(hogs);
 	bench_hogs_stop(hogs);
 	for (long i = 0; i < opt_clients; i++)
 		pthread_join(clients[i].thread, NULL);
-	bench_kstats_delta(&k_delta, &k_before, &k_after);
 
 	/* Merge the clients' results. */
 	hist_init(&wait);
@@ -672,7 +645,7 @@ int main(int argc, char **argv)
 		lib.yields += c->sc_end.yields - c->sc_start.yields;
 		lib.denied += c->sc_end.denied - c->sc_start.denied;
 	}
-	secs = (t_end - t_start) / 1e9;
+	secs = bench_window_secs(&win);
 
 	/* Correctness: every table's rows and acquisitions against the clients' books. */
 	for (long t = 0; t < opt_tables; t++) {
@@ -713,7 +686,7 @@ int main(int argc, char **argv)
 	printf("library: %llu sections, %llu granted, %llu yields, %llu denied\n",
 	       (unsigned long long)lib.sections, (unsigned long long)lib.grants,
 	       (unsigned long long)lib.yields, (unsigned long long)lib.denied);
-	if (!bench_print_kstats(stdout, &k_delta))
+	if (!bench_print_kstats(stdout, &win.kstats))
 		printf("kernel: no counters (/sys/kernel/debug/slice_ext/stats absent)\n");
 	printf("hogs: %ld of %ld under policy %s (checked from inside)\n", hogs_under_policy,
 	       opt_hogs, bench_hog_policy_name(opt_hog_policy));
@@ -766,14 +739,14 @@ int main(int argc, char **argv)
 		bench_json_u64(j, "yields", lib.yields);
 		bench_json_u64(j, "denied", lib.denied);
 		bench_json_obj_end(j);
-		bench_json_kstats(j, "kernel", &k_delta);
+		bench_json_kstats(j, "kernel", &win.kstats);
 		bench_json_bool(j, "correct", !bad_tables);
 		bench_json_obj_end(j);
 		bench_json_arr(j, "intervals");
-		for (size_t i = 0; i < n_iv; i++) {
+		for (size_t i = 0; i < win.n_iv; i++) {
 			bench_json_obj(j, NULL);
-			bench_json_dbl(j, "t", iv[i].t);
-			bench_json_dbl(j, "execs_per_s", iv[i].execs_per_s);
+			bench_json_dbl(j, "t", win.iv[i].t);
+			bench_json_dbl(j, "execs_per_s", win.iv[i].rate[0]);
 			bench_json_obj_end(j);
 		}
 		bench_json_arr_end(j);

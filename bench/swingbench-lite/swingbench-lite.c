@@ -496,23 +496,54 @@ static uint64_t sum_sql(void)
 	return n;
 }
 
+/* The measured window's hooks (lib/bench.h: struct bench_window); arg is the runnable sampler. */
+static uint64_t window_count(int i, void *arg)
+{
+	return i ? sum_sql() : sum_txns();
+}
+
+static void window_open(void *arg)
+{
+	struct runnable *run = arg;
+
+	if (ops == &db_sqlite_ops) {
+		sb_mutex_measure(true, opt_preempted_us * 1000ull);
+		db_sqlite_gate_measure(true);
+	}
+	bench_start_thread(PROG, &run->thread, 64 * 1024, runnable_main, run);
+	__atomic_store_n(&phase, MEASURE, __ATOMIC_RELAXED);
+}
+
+static void window_close(void *arg)
+{
+	struct runnable *run = arg;
+
+	__atomic_store_n(&phase, STOP, __ATOMIC_RELAXED);
+	if (ops == &db_sqlite_ops) {
+		sb_mutex_measure(false, 0);
+		db_sqlite_gate_measure(false);
+	}
+	__atomic_store_n(&run->stop, 1, __ATOMIC_RELAXED);
+	pthread_join(run->thread, NULL);
+}
+
 int main(int argc, char **argv)
 {
-	struct bench_kstats k_before, k_after, k_delta;
+	struct bench_window win = { 0 };
 	struct slice_counters lib = { 0 };
 	struct sb_mutex_stat mstat[24];
 	struct runnable run = { 0 };
 	double in_txn = 0;
 	struct soe_effects done = { 0 };
 	uint64_t committed[TX_NR] = { 0 }, retries[TX_NR] = { 0 }, failed[TX_NR] = { 0 };
-	uint64_t errors[TX_NR] = { 0 }, sql_by_type[TX_NR] = { 0 }, sql = 0, txns = 0, t_start, t_end, last_txns, last_sql;
+	uint64_t errors[TX_NR] = { 0 }, sql_by_type[TX_NR] = { 0 }, sql = 0, txns = 0, t_start;
 	struct hist lat[TX_NR];
 	struct bench_env env;
 	struct bench_json json;
 	char err[512], dbpath[256], report[2048];
 	struct bench_hogs *hogs;
 	struct db **pdb;
-	double secs, t_last = 0;
+	double secs;
 	int rc = 0, nmstat = 0, bad = 0, ngroups;
 	const char *first_error = NULL;
 
@@ -664,59 +695,24 @@ int main(int argc, char **argv)
 		/* SQLite needs some stack, but not 8 MB times a thousand. */
 		bench_start_thread(PROG, &clients[i].thread, 512 * 1024, client_main, &clients[i]);
 	pthread_barrier_wait(&ready);
-	bench_sleep_us(opt_warmup * 1000000);
 
-	bench_kstats_read(&k_before);
-	last_txns = sum_txns();
-	last_sql = sum_sql();
-	if (ops == &db_sqlite_ops) {
-		sb_mutex_measure(true, opt_preempted_us * 1000ull);
-		db_sqlite_gate_measure(true);
-	}
-	bench_start_thread(PROG, &run.thread, 64 * 1024, runnable_main, &run);
-	t_start = bench_now_ns();
-	__atomic_store_n(&phase, MEASURE, __ATOMIC_RELAXED);
-	while (1) {
-		uint64_t now = bench_now_ns(), end = t_start + opt_duration * 1000000000ull;
-		uint64_t next = opt_interval ? t_start + (uint64_t)((t_last + opt_interval) * 1e9) : end;
-		uint64_t n_t, n_s;
-		double t;
-
-		if (next > end)
-			next = end;
-		if (now < next)
-			bench_sleep_us((next - now) / 1000);
-		now = bench_now_ns();
-		if (!opt_interval)
-			break;
-		t = (now - t_start) / 1e9;
-		n_t = sum_txns();
-		n_s = sum_sql();
-		printf("[ %4.0fs ] tx/s: %.0f sql/s: %.0f\n", t, (n_t - last_txns) / (t - t_last),
-		       (n_s - last_sql) / (t - t_last));
-		fflush(stdout);
-		last_txns = n_t;
-		last_sql = n_s;
-		t_last = t;
-		if (now >= end)
-			break;
-	}
-	__atomic_store_n(&phase, STOP, __ATOMIC_RELAXED);
-	t_end = bench_now_ns();
-	if (ops == &db_sqlite_ops) {
-		sb_mutex_measure(false, 0);
-		db_sqlite_gate_measure(false);
-	}
-	__atomic_store_n(&run.stop, 1, __ATOMIC_RELAXED);
-	pthread_join(run.thread, NULL);
-	bench_kstats_read(&k_after);
+	win.warmup_s = opt_warmup;
+	win.duration_s = opt_duration;
+	win.interval_s = opt_interval;
+	win.n_rates = 2;
+	win.names[0] = "tx/s";
+	win.names[1] = "sql/s";
+	win.count = window_count;
+	win.open = window_open;
+	win.close = window_close;
+	win.arg = &run;
+	bench_window_run(PROG, &win);
 	for (long i = 0; i < opt_clients; i++)
 		pthread_join(clients[i].thread, NULL);
 	bench_hogs_stop(hogs);
-	bench_kstats_delta(&k_delta, &k_before, &k_after);
 	if (ops == &db_sqlite_ops)
 		nmstat = sb_mutex_stats(mstat, 24);
-	secs = (t_end - t_start) / 1e9;
+	secs = bench_window_secs(&win);
 
 	for (int t = 0; t < TX_NR; t++)
 		hist_init(&lat[t]);
@@ -799,7 +795,7 @@ int main(int argc, char **argv)
 	printf("library: %llu sections, %llu granted, %llu yields, %llu denied\n",
 	       (unsigned long long)lib.sections, (unsigned long long)lib.grants,
 	       (unsigned long long)lib.yields, (unsigned long long)lib.denied);
-	bench_print_kstats(stdout, &k_delta);
+	bench_print_kstats(stdout, &win.kstats);
 	if (first_error) {
 		fprintf(stderr, PROG ": database errors; the first: %s\n", first_error);
 		rc = 1;
@@ -973,7 +969,7 @@ int main(int argc, char **argv)
 		bench_json_u64(j, "yields", lib.yields);
 		bench_json_u64(j, "denied", lib.denied);
 		bench_json_obj_end(j);
-		bench_json_kstats(j, "kernel", &k_delta);
+		bench_json_kstats(j, "kernel", &win.kstats);
 		bench_json_bool(j, "consistent", bad == 0);
 		bench_json_obj_end(j);
 		if (bench_json_end(j))
