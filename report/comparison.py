@@ -71,7 +71,9 @@ class Comparison:
             return None
         self.point_cols, self.arm_cols = c["point"].split(), c["arm"].split()
         for col in self.point_cols + self.arm_cols + ([c["x"]] if c.get("x") else []):
-            if col not in rs.COLUMNS:
+            # A column, or the run record's declared arm (or alternative):
+            # an arm column "arm" groups and labels the runs by that name.
+            if col not in rs.COLUMNS and col not in rs.RECORD_KEYS:
                 raise ReportError(f"{rs.rel(self.src)}: [{cid}]: unknown column '{col}'")
         self.metrics = [rep.metric(n, self.src) for n in c["metrics"].split()]
         self.prim = self.metrics[0]
@@ -82,7 +84,7 @@ class Comparison:
             miss = [v[1] for v in where.values() if isinstance(v, tuple)]
             rep.p(f"Not shown: the plan names no {', '.join(miss)}.", "")
             return None
-        planned = [r for r in rep.runs if all(r.row[k] == v for k, v in where.items())]
+        planned = [r for r in rep.runs if rs.matches(r.row, where)]
         if not planned:
             rep.p("No run of the plan falls here (`" + c.get("where", "") + "`).", "")
             return None
@@ -100,8 +102,8 @@ class Comparison:
         """points -> arms -> runs, and the point columns that vary."""
         self.points = {}
         for r in planned:
-            pk = tuple(r.row[k] for k in self.point_cols)
-            ak = tuple(r.row[k] for k in self.arm_cols)
+            pk = tuple(rs.value(r.row, k) for k in self.point_cols)
+            ak = tuple(rs.value(r.row, k) for k in self.arm_cols)
             self.points.setdefault(pk, {}).setdefault(ak, []).append(r)
         self.vary = [k for i, k in enumerate(self.point_cols) if len({pk[i] for pk in self.points}) > 1]
         x = self.c.get("x")
@@ -290,7 +292,7 @@ def against_baselines(rep, cid, c, planned, tb):
     arm_cols = c["arm"].split()
     arms = {}
     for r in planned:
-        arms.setdefault(tuple(r.row[k] for k in arm_cols), []).append(r)
+        arms.setdefault(tuple(rs.value(r.row, k) for k in arm_cols), []).append(r)
     order = sorted(arms, key=lambda ak: arm_sort(arms[ak][0].row))
     base_runs = {}
     for name, sel in bases:

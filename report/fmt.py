@@ -88,7 +88,10 @@ def ext_label(ns):
 
 
 def arm_label(row, cols):
-    """A name for an arm from the columns that tell it apart."""
+    """A name for an arm from the columns that tell it apart; with the arm
+    (or alternative) among them, the name the experiment declared."""
+    if "arm" in cols or "alternative" in cols:
+        return row.get("alternative") or row.get("arm") or "-"
     parts = []
     if "kernel" in cols and row["kernel"] == "stock":
         parts.append("stock 6.12")

@@ -518,6 +518,8 @@ def parse_selector(text, path, where, meta):
 
 
 matches = select.matches
+RECORD_KEYS = select.RECORD_KEYS
+value = select.value
 
 
 # ---- the host's vCPU threads -------------------------------------------------------

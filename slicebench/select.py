@@ -1,5 +1,6 @@
 """The columns the report's sections select runs by, and their selectors
-('col=value col=value', @main_clients from the plan header).
+('key=value key=value': a column, arm, alternative or params.NAME;
+@main_clients from the plan header).
 
 The sections and claims of report/specs/ still name runs by these
 columns; a run record (slicebench.run.Run) is seen through row_of(). Both
@@ -49,21 +50,45 @@ def row_of(run):
     return row
 
 
+# Keys a selector may name besides the columns: the run record's own
+# (slicebench/run.py), for plans of run records; an older plan has none of
+# them, so they select nothing there.
+RECORD_KEYS = ("arm", "alternative")
+PARAMS = "params."
+
+
+def _param_value(v):
+    """A params.NAME selector's value, typed as JSON would type it."""
+    if v in ("true", "false"):
+        return v == "true"
+    if re.fullmatch(r"-?[0-9]+", v):
+        return int(v)
+    if re.fullmatch(r"-?[0-9]*\.[0-9]+", v):
+        return float(v)
+    return v
+
+
 def parse_selector(text, where, meta):
-    """'col=value col=value' -> {col: typed value}; @main_clients,
-    @main_hogs and @main_work_in_ns from the plan header (("@missing", name)
-    when the header has none)."""
+    """'key=value key=value' -> {key: typed value}. A key is a column
+    (COLUMNS), the run record's arm or alternative (its declared name), or
+    params.NAME (the benchmark's parameter NAME: true, false, numbers and
+    words). @main_clients, @main_hogs and @main_work_in_ns come from the
+    plan header (("@missing", name) when the header has none); '-' is
+    "not set"."""
     sel = {}
     for item in (text or "").split():
         if "=" not in item:
-            raise SelectorError(f"{where}: '{item}' is not COLUMN=VALUE")
+            raise SelectorError(f"{where}: '{item}' is not KEY=VALUE")
         k, v = item.split("=", 1)
-        if k not in COLUMNS or k in ("id", "argv"):
-            raise SelectorError(f"{where}: unknown column '{k}'")
+        param = k.startswith(PARAMS) and len(k) > len(PARAMS)
+        if not param and k not in RECORD_KEYS and (k not in COLUMNS or k in ("id", "argv")):
+            raise SelectorError(f"{where}: unknown column '{k}' (a column, arm, alternative or params.NAME)")
         if v.startswith("@"):
             sel[k] = meta[v[1:]] if v[1:] in meta else ("@missing", v[1:])
         elif v == "-":
             sel[k] = None
+        elif param:
+            sel[k] = _param_value(v)
         elif k in INT_COLUMNS:
             if not re.fullmatch(r"[0-9]+", v):
                 raise SelectorError(f"{where}: {k}={v} is not a number")
@@ -73,5 +98,12 @@ def parse_selector(text, where, meta):
     return sel
 
 
+def value(row, k):
+    """A row's value for a selector key (None where it has none)."""
+    if k.startswith(PARAMS):
+        return (row.get("params") or {}).get(k[len(PARAMS):])
+    return row.get(k)
+
+
 def matches(row, sel):
-    return all(row[k] == v for k, v in sel.items())
+    return all(value(row, k) == v for k, v in sel.items())

@@ -36,7 +36,7 @@ def mutex_classes(rep, sid, spec):
             rep.p(spec["note"], "")
         arms = {}
         for r in runs:
-            arms.setdefault(tuple(r.row[k] for k in arm_cols), []).append(r)
+            arms.setdefault(tuple(rs.value(r.row, k) for k in arm_cols), []).append(r)
         order = sorted(arms, key=lambda ak: arm_sort(arms[ak][0].row))
 
         def med(rs_, f):
