@@ -363,6 +363,14 @@ class Run:
         # The run record it was run as (sweep-runner's SLICEBENCH_RUN_ID).
         if h.get("run_id") and h["run_id"] != self.id:
             raise ReportError(f"{rel(self.path)}: the run says it is run {h['run_id']}, not {self.id}")
+        if "params" in self.row:
+            # A run record: what its benchmark says its result echoes
+            # (bench/NAME/bench.py: echoes_knobs, echoes).
+            from slicebench.bench import load_all
+            for name, got, exp in load_all()[self.row["bench"]].echo_mismatches(self.row, self.data):
+                raise ReportError(f"{rel(self.path)}: the run says {name}={got}, its plan row says {exp}")
+            return
+        # A row of an older plan (plan.tsv), with no parameters: its columns.
         want = []
         if self.row["kernel"] != "stock" and self.row["bench"] in ("locktable", "extend-sched", "swingbench-lite",
                                                                    "postgres"):

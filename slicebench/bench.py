@@ -36,6 +36,12 @@ class Bench:
     # (VAR, command): run once in a boot before its first run of this bench;
     # its output is VAR in the runs' environment (None: nothing).
     setup = None
+    # What its result echoes of its run record, which the report checks (a
+    # result joined to the wrong record is refused): echoes_knobs, the
+    # shared header's abi, extension_ns and kernel_grant (lib/bench.c) as
+    # the run's knobs set them; echoes, {JSON path: parameter}.
+    echoes_knobs = False
+    echoes = {}
 
     def __init__(self):
         self.group = self.group or self.name
@@ -67,6 +73,28 @@ class Bench:
         virtual seconds)."""
         return 60
 
+    def echo_mismatches(self, row, data):
+        """(what, the result's value, the record's) for each echo that
+        disagrees; ROW is the report's row of a run record (kernel, abi,
+        grant, ext_ns, params)."""
+        out = []
+        h = data.get("header") if isinstance(data, dict) else None
+        if self.echoes_knobs and isinstance(h, dict) and not row["kernel"].startswith("stock"):
+            abi = row["abi"]
+            if abi not in (None, "none"):
+                if row["ext_ns"] is not None and "extension_ns" in h:
+                    out.append(("extension_ns", h["extension_ns"], row["ext_ns"]))
+                if "kernel_grant" in h and row["grant"] is not None:
+                    out.append(("kernel_grant", bool(h["kernel_grant"]), bool(row["grant"])))
+            if "abi" in h and abi is not None:
+                out.append(("abi", h["abi"], abi))
+        params = row.get("params") or {}
+        for path, key in self.echoes.items():
+            got = _at(data, path)
+            if got is not _MISSING and params.get(key) is not None:
+                out.append((path, got, params[key]))
+        return [(what, got, want) for what, got, want in out if not _same(got, want)]
+
     def host_steps(self, runs, results):
         """What the host does before the boots that run RUNS:
         [(CREATES, MESSAGE, WORDS)], CREATES a file in the results folder
@@ -77,6 +105,24 @@ class Bench:
         """What a guest that runs RUNS needs from vm-run (an initrd of its
         own, a data folder)."""
         return []
+
+
+_MISSING = object()
+
+
+def _at(data, path):
+    """The value at a dotted JSON path, or _MISSING."""
+    for k in path.split("."):
+        if not isinstance(data, dict) or k not in data:
+            return _MISSING
+        data = data[k]
+    return data
+
+
+def _same(a, b):
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)) and not isinstance(a, bool):
+        return abs(a - b) <= 1e-9 * max(1, abs(b))
+    return a == b
 
 
 def opts(pairs):

@@ -8,6 +8,7 @@ class ExtendSched(Bench):
     program = "extend-sched"
     required = ("duration",)
     defaults = {"waiting": False}
+    echoes_knobs = True
 
     def args(self, p, testbed):
         return opts([("--duration", p["duration"]), ("-w", p.get("waiting"))])

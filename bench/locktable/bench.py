@@ -8,6 +8,9 @@ class LockTable(Bench):
     program = "locktable"
     required = ("clients", "hogs", "work_in_us", "duration", "warmup", "interval")
     defaults = {"lock": "tas", "hog_policy": "other", "seed": None}
+    echoes_knobs = True
+    echoes = {"config.clients": "clients", "config.hogs": "hogs", "config.work_in_us": "work_in_us",
+              "config.lock": "lock", "config.hog_policy": "hog_policy"}
     # The lock table's work speed, measured once per boot and given to every
     # lock-table run of the boot, so that every arm does the same work under
     # its locks (a run that calibrates itself times about 0.5 ms of work,

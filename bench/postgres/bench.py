@@ -8,6 +8,9 @@ class Postgres(Bench):
     program = "pg-run"
     required = ("scale", "mode", "clients", "hogs", "warmup", "duration")
     defaults = {"huge_pages": False}
+    echoes_knobs = True
+    echoes = {"config.clients": "clients", "config.hogs": "hogs", "config.mode": "mode",
+              "config.huge_pages": "huge_pages"}
 
     def args(self, p, testbed):
         return opts([("--data", f"/data/s{p['scale']}"), ("--mode", p["mode"]), ("--clients", p["clients"]),

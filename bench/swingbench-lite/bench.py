@@ -9,6 +9,7 @@ class SwingbenchLite(Bench):
     program = "swingbench-lite"
     required = ("clients", "scale", "duration", "warmup", "interval", "mutex")
     defaults = {"profile": "giant-lock", "spin_us": 20, "shards": None, "seed": None}
+    echoes_knobs = True
 
     def args(self, p, testbed):
         return opts([("--clients", p["clients"]), ("--scale", p["scale"]), ("--duration", p["duration"]),

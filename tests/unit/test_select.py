@@ -67,3 +67,33 @@ def test_a_table_by_declared_arm(tmp_path):
     assert table_rows(rep, "off")[0][3] == "baseline", text(rep)
     row = table_rows(rep, "mainline-50us")
     assert row and "+50.0%" in row[0][3], text(rep)
+
+
+# ---- what a result echoes of its run record (bench/NAME/bench.py: echoes) ----
+
+def record_row(rows, **where):
+    return next(dict(r) for r in rows if all(r[k] == v for k, v in where.items()))
+
+
+def test_a_result_that_disagrees_with_its_record_is_refused(rows):
+    import results as rs
+    row = record_row(rows, bench="locktable", abi="mainline", grant=1, ext_ns=50000, lock="tas")
+    p = row["params"]
+    good = {"header": {"run_id": row["id"], "abi": "mainline", "extension_ns": 50000, "kernel_grant": 1},
+            "config": {"clients": p["clients"], "hogs": p["hogs"], "work_in_us": p["work_in_us"], "lock": "tas",
+                       "hog_policy": "other"}}
+    rs.Run.of(row, good)
+    for path, bad, what in (("config.clients", 7, "config.clients=7"), ("config.lock", "futex", "config.lock=futex"),
+                            ("header.extension_ns", 20000, "extension_ns=20000"),
+                            ("header.abi", "rseq-cr", "abi=rseq-cr")):
+        data = {k: dict(v) for k, v in good.items()}
+        sect, key = path.split(".")
+        data[sect][key] = bad
+        with pytest.raises(rs.ReportError, match=f"the run says {what}, its plan row says"):
+            rs.Run.of(row, data)
+
+
+def test_a_bench_that_echoes_nothing_is_not_checked(rows):
+    import results as rs
+    row = record_row(rows, bench="lock-cost")
+    rs.Run.of(row, {"header": {"run_id": row["id"], "abi": "something else"}, "config": {"clients": 1}})
