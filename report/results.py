@@ -20,9 +20,6 @@ from slicebench.run import RunError, read_plan  # noqa: E402
 # table: defined once, in slicebench/select.py (the planner's drift check
 # reads them too).
 COLUMNS, INT_COLUMNS, LOCKTABLE_BENCHES = select.COLUMNS, select.INT_COLUMNS, select.LOCKTABLE_BENCHES
-# Columns added since the typed plan (2026-12-04): an older plan's header
-# lacks them, and they are recovered from the arguments.
-LATER_COLUMNS = ["hog_policy", "work_in_ns", "profile"]
 # What a column may hold besides "-" (not applicable).
 CHOICES = {
     "testbed": {"parallel", "precise"},
@@ -94,23 +91,6 @@ def load_environment(d):
 
 # ---- the plan ------------------------------------------------------------------
 
-def _typed(path, n, col, raw):
-    if raw == "-":
-        return None
-    if col in INT_COLUMNS:
-        if not re.fullmatch(r"[0-9]+", raw):
-            raise ReportError(f"{rel(path)}:{n}: column {col} is not a number: '{raw}'")
-        v = int(raw)
-    else:
-        v = raw
-    if col in CHOICES and v not in CHOICES[col]:
-        raise ReportError(f"{rel(path)}:{n}: column {col}: '{raw}' is not one of "
-                          f"{', '.join(sorted(str(c) for c in CHOICES[col]))}")
-    if col == "bench":
-        check_bench(v, f"{rel(path)}:{n}")
-    return v
-
-
 def load_run_records(path):
     """A plan of run records (plan.jsonl, slicebench/run.py), as the rows
     the sections select by (slicebench/select.py), and its header."""
@@ -139,62 +119,8 @@ def load_plan(d, env):
     lines, then the columns)."""
     if os.path.isfile(os.path.join(d, "plan.jsonl")):
         return load_run_records(os.path.join(d, "plan.jsonl"))
-    path = os.path.join(d, "plan.tsv")
-    if not os.path.isfile(path):
-        raise ReportError(f"{rel(path)}: missing (run-all writes the plan first)")
-    with open(path) as f:
-        lines = f.read().split("\n")
-    meta, body, header_at = {}, [], None
-    for n, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        if line.startswith("#"):
-            m = re.match(r"^# ([a-z_]+): (.*)$", line)
-            if m:
-                meta[m.group(1)] = m.group(2)
-            continue
-        if header_at is None and not body:
-            header_at = n if line.split("\t")[0] == "id" else 0
-            if header_at:
-                columns = line.split("\t")
-                # Older plans lack some of the later columns.
-                if [c for c in COLUMNS if c in columns] != columns or \
-                        not set(COLUMNS) - set(columns) <= set(LATER_COLUMNS):
-                    raise ReportError(f"{rel(path)}:{n}: the header is not the plan's columns "
-                                      f"({' '.join(COLUMNS)})")
-                continue
-        body.append((n, line))
-    if not header_at:
-        return legacy_plan(d, path, body, env)
-    rows, seen = [], set()
-    for n, line in body:
-        f = line.split("\t")
-        if len(f) != len(columns):
-            raise ReportError(f"{rel(path)}:{n}: {len(f)} columns, the plan has {len(columns)}")
-        row = {c: _typed(path, n, c, v) for c, v in zip(columns, f)}
-        if "work_in_ns" not in row:
-            row["work_in_ns"] = work_in_from_args(row["bench"], row["argv"] or "")
-        if "hog_policy" not in row:
-            row["hog_policy"] = hog_policy_from_args(row["bench"], row["argv"] or "")
-        if "profile" not in row:
-            row["profile"] = profile_from_args(row["bench"], row["argv"] or "")
-        for c in ("id", "repeat", "order", "bench"):
-            if row[c] is None:
-                raise ReportError(f"{rel(path)}:{n}: column {c} is empty")
-        if row["id"] in seen:
-            raise ReportError(f"{rel(path)}:{n}: run id '{row['id']}' appears twice")
-        seen.add(row["id"])
-        row["argv"] = row["argv"] or ""
-        rows.append(row)
-    # Plans before the work_in_ns column ran every main point at 5 us.
-    meta.setdefault("main_work_in_ns", "5000")
-    for k in ("main_clients", "main_hogs", "main_work_in_ns", "boots"):
-        if k in meta:
-            if not meta[k].isdigit():
-                raise ReportError(f"{rel(path)}: '# {k}:' is not a count: '{meta[k]}'")
-            meta[k] = int(meta[k])
-    meta["legacy"] = False
-    return rows, meta
+    import legacy
+    return legacy.load_tsv_plan(d, env)
 
 
 def _arg(args, opt):
@@ -206,93 +132,6 @@ def _load_args(args):
     """A row's lock-table arguments: after " -- " for the benches that wrap a
     load (latency, cyclictest), else all of them."""
     return args.split(" -- ", 1)[1] if " -- " in args else args
-
-
-def work_in_from_args(bench, args):
-    """The lock table's work under the lock in ns, from its arguments (its
-    default is 5 us), for a plan written before the work_in_ns column."""
-    if bench not in LOCKTABLE_BENCHES:
-        return None
-    v = _arg(_load_args(args), "--work-in") or "5"
-    try:
-        return int(round(float(v) * 1000))
-    except ValueError:
-        raise ReportError(f"--work-in '{v}' in '{args}' is not a number") from None
-
-
-def hog_policy_from_args(bench, args):
-    """The lock table's hog policy, from its arguments (default other), for a
-    plan written before the hog_policy column."""
-    if bench not in LOCKTABLE_BENCHES:
-        return None
-    return _arg(_load_args(args), "--hog-policy") or "other"
-
-
-def profile_from_args(bench, args):
-    """swingbench-lite's profile, from its arguments (default giant-lock),
-    for a plan written before the profile column (2026-12-04)."""
-    if bench != "swingbench-lite":
-        return None
-    return _arg(args, "--profile") or "giant-lock"
-
-
-def legacy_plan(d, path, body, env):
-    """A plan written before the typed columns (ID GROUP BENCH ABI GRANT EXT_NS
-    RT_POLICY [LIMIT_S] ARGS): the columns are recovered from the arguments,
-    the way the old report did. The fresh-boot unused-cost runs were not in
-    those plans; their files are taken from raw/."""
-    rows = []
-    main = None
-    for n, line in body:
-        f = line.split("\t")
-        if len(f) < 8:
-            raise ReportError(f"{rel(path)}:{n}: {len(f)} columns: neither a typed plan "
-                              f"(with its header line) nor an old one (8 or 9 columns)")
-        rid, group, bench, abi, grant, ext, rt = f[:7]
-        limit, args = (f[7], f[8]) if len(f) >= 9 and f[7].isdigit() else (None, f[7])
-        m = re.fullmatch(r".*-r([0-9]+)", rid)
-        if not m:
-            raise ReportError(f"{rel(path)}:{n}: run id '{rid}' does not end in -rN")
-        load = _load_args(args)
-        row = {c: None for c in COLUMNS}
-        row.update(id=rid, repeat=int(m.group(1)), order=len(rows) + 1, bench=bench,
-                   testbed="parallel", kernel="patched",
-                   boot="sweep", abi=abi, grant=int(grant), ext_ns=int(ext), rt_policy=rt,
-                   limit_s=int(limit) if limit else None, argv=args)
-        if bench in ("locktable", "latency"):
-            row["clients"] = int(_arg(load, "--clients") or 0) or None
-            row["hogs"] = int(_arg(load, "--hogs") or 0) if _arg(load, "--hogs") else None
-            row["lock"] = _arg(load, "--lock") or "tas"
-        if bench == "swingbench-lite":
-            row["clients"] = int(_arg(args, "--clients"))
-            row["mutex"] = _arg(args, "--mutex")
-        if bench == "extend-sched":
-            row["extend_waiting"] = 1 if re.search(r"(^| )-w( |$)", args) else 0
-        row["work_in_ns"] = work_in_from_args(bench, args)
-        row["hog_policy"] = hog_policy_from_args(bench, args)
-        row["profile"] = profile_from_args(bench, args)
-        if abi == "none":
-            row["ext_ns"] = None
-        if bench == "locktable" and main is None:
-            main = (row["clients"], row["hogs"])
-        rows.append(row)
-    raw = os.path.join(d, "raw")
-    extra = sorted(x[:-5] for x in os.listdir(raw) if re.fullmatch(r"uc-(stock|patched-boot)-r[0-9]+\.json", x)) \
-        if os.path.isdir(raw) else []
-    extra.sort(key=lambda x: (int(x.rsplit("-r", 1)[1]), "stock" not in x))
-    for rid in extra:
-        row = {c: None for c in COLUMNS}
-        stock = rid.startswith("uc-stock")
-        row.update(id=rid, repeat=int(rid.rsplit("-r", 1)[1]), order=len(rows) + 1,
-                   bench="unused-cost", testbed="parallel",
-                   kernel="stock" if stock else "patched", boot="fresh",
-                   abi="none" if stock else "mainline", grant=0, rt_policy=None,
-                   argv="--rounds 15")
-        rows.append(row)
-    meta = {"legacy": True, "main_work_in_ns": 5000}
-    if main:
-        meta["main_clients"], meta["main_hogs"] = main
-    return rows, meta
 
 
 # ---- runs ----------------------------------------------------------------------
@@ -371,31 +210,9 @@ class Run:
                 raise ReportError(f"{rel(self.path)}: the run says {name}={got}, its plan row says {exp}")
             return
         # A row of an older plan (plan.tsv), with no parameters: its columns.
-        want = []
-        if self.row["kernel"] != "stock" and self.row["bench"] in ("locktable", "extend-sched", "swingbench-lite",
-                                                                   "postgres"):
-            if self.row["ext_ns"] is not None and "extension_ns" in h and self.row["abi"] != "none":
-                want.append(("extension_ns", h["extension_ns"], self.row["ext_ns"]))
-            if "kernel_grant" in h and self.row["abi"] != "none":
-                want.append(("kernel_grant", bool(h["kernel_grant"]), bool(self.row["grant"])))
-            if "abi" in h and self.row["abi"] is not None:
-                want.append(("abi", h["abi"], self.row["abi"]))
-        c = self.data.get("config", {})
-        for k in ("clients", "hogs"):
-            if self.row["bench"] in ("locktable", "postgres") and k in c and self.row[k] is not None:
-                want.append((f"config.{k}", c[k], self.row[k]))
-        if self.row["bench"] == "postgres" and self.row["profile"] is not None and "mode" in c:
-            want.append(("config.mode", c["mode"], self.row["profile"]))
-        if self.row["bench"] == "postgres" and self.row["mutex"] is not None and "huge_pages" in c:
-            want.append(("config.huge_pages", c["huge_pages"], self.row["mutex"] == "huge-pages"))
-        if self.row["bench"] == "locktable" and "work_in_us" in c and self.row["work_in_ns"] is not None:
-            want.append(("config.work_in_us (in ns)", round(c["work_in_us"] * 1000), self.row["work_in_ns"]))
-        for k in ("lock", "hog_policy"):
-            if self.row["bench"] == "locktable" and k in c and self.row[k] is not None:
-                want.append((f"config.{k}", c[k], self.row[k]))
-        for name, got, exp in want:
-            if got != exp:
-                raise ReportError(f"{rel(self.path)}: the run says {name}={got}, its plan row says {exp}")
+        import legacy
+        for name, got, exp in legacy.header_mismatches(self.row, h, self.data):
+            raise ReportError(f"{rel(self.path)}: the run says {name}={got}, its plan row says {exp}")
 
 
 def load_runs(d, rows):
