@@ -6,9 +6,6 @@ No kind knows a benchmark's arms: they come from the spec. A benchmark's
 own kinds and caveats sit in its folder (bench/NAME/report.py: KINDS,
 CAVEATS), added here by bench_reports()."""
 
-import importlib.util
-import os
-
 import analysis as an
 import results as rs
 from claims import level_pct
@@ -16,7 +13,7 @@ from caveats import CAVEATS as GENERIC_CAVEATS
 from comparison import table_section
 from fmt import TESTBED, ci_pct, num, pct, table
 from results import ReportError
-from slicebench.bench import folders
+from slicebench.bench import folder_modules
 
 
 def predictions(rep, sid, spec):
@@ -186,7 +183,7 @@ def question(rep, sid, spec):
           spec["limits"], "")
 
 
-KINDS = {
+GENERIC_KINDS = {
     "table": table_section,
     "against-baselines": table_section,
     "predictions": predictions,
@@ -199,14 +196,7 @@ def bench_reports(kinds, caveats):
     declared twice is an error naming both places."""
     kinds, caveats = dict(kinds), dict(caveats)
     where = {**{k: "report/sections.py" for k in kinds}, **{k: "report/caveats.py" for k in caveats}}
-    for folder in folders():
-        path = os.path.join(folder, "report.py")
-        if not os.path.isfile(path):
-            continue
-        name = os.path.basename(folder)
-        spec = importlib.util.spec_from_file_location(f"slicebench_report_{name.replace('-', '_')}", path)
-        mod = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(mod)
+    for _, path, mod in folder_modules("report.py"):
         for reg, attr in ((kinds, "KINDS"), (caveats, "CAVEATS")):
             for k, f in getattr(mod, attr, {}).items():
                 if k in reg:
@@ -215,4 +205,4 @@ def bench_reports(kinds, caveats):
     return kinds, caveats
 
 
-KINDS, CAVEATS = bench_reports(KINDS, GENERIC_CAVEATS)
+KINDS, CAVEATS = bench_reports(GENERIC_KINDS, GENERIC_CAVEATS)

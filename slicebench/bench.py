@@ -154,6 +154,20 @@ def folders(top=TOP):
             if any(os.path.isfile(os.path.join(d, f)) for f in OWN_FILES)]
 
 
+def folder_modules(filename, top=TOP):
+    """(folder, path, module) for each benchmark folder that has FILENAME
+    (bench.py, report.py), each loaded as a module of its own."""
+    for d in folders(top):
+        path = os.path.join(d, filename)
+        if not os.path.isfile(path):
+            continue
+        name = f"slicebench_{filename[:-3]}_{os.path.basename(d).replace('-', '_')}"
+        spec = importlib.util.spec_from_file_location(name, path)
+        mod = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(mod)
+        yield d, path, mod
+
+
 _registry = {}
 
 
@@ -163,17 +177,10 @@ def load_all(top=TOP):
     if key in _registry:
         return _registry[key]
     found = {}
-    for d in folders(top):
-        path = os.path.join(d, "bench.py")
-        if not os.path.isfile(path):
-            continue
-        folder = os.path.basename(d)
-        spec = importlib.util.spec_from_file_location(f"slicebench_bench_{folder.replace('-', '_')}", path)
-        mod = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(mod)
+    for d, path, mod in folder_modules("bench.py", top):
         for cls in getattr(mod, "BENCHES", []):
             b = cls()
-            b.folder = folder
+            b.folder = os.path.basename(d)
             b.path = d
             if b.name in found:
                 raise RunError(f"{path}: the bench '{b.name}' is declared in {found[b.name].path} too")

@@ -205,12 +205,12 @@ def test_unknown_kind_names_the_known_ones():
 
 
 def test_bench_report_declared_twice_is_an_error(tmp_path, monkeypatch):
-    d = tmp_path / "bench" / "dup"
-    d.mkdir(parents=True)
+    d = tmp_path / "dup"
+    d.mkdir()
     (d / "report.py").write_text("KINDS = {'table': print}\n")
-    monkeypatch.setattr(sections, "folders", lambda: [str(d)])
+    monkeypatch.setenv("SLICEBENCH_BENCH_PATH", str(tmp_path))
     with pytest.raises(ReportError, match="'table' is declared in report/sections.py too"):
-        sections.bench_reports(sections.KINDS, sections.CAVEATS)
+        sections.bench_reports(sections.GENERIC_KINDS, sections.GENERIC_CAVEATS)
 
 
 # ---- the benchmarks' own kinds (bench/NAME/report.py) ------------------------
