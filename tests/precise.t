@@ -61,15 +61,18 @@ mkdir -p "$tmp/sr"
 	# cyclictest inside the main point's load, grants off, as run-all plans
 	# it (bench/latency-probe/latency-run): on the precise clock an RT
 	# task's worst wakeup inside the load is a few microseconds (5 in the
-	# first runs). Started by a plain shell's sleep, cyclictest began late
-	# and caught the load's exit (85-176 us).
+	# first runs, and here again on 1f53b74), but the figure is exact for
+	# one build only: the same commit built in a fresh Debian 12 root
+	# (tools/fresh-check) gave 29. Started by a plain shell's sleep,
+	# cyclictest began late and caught the load's exit (85-176 us): the
+	# bound, 50 us, tells that apart.
 	echo "run ct-r1 600 mainline 0 50000 never-delay-rt latency-run cyclictest mainline ct-r1.json.tmp /tmp/ct-r1.ready ct-r1.load.txt -m -p 90 -t 1 -i 200 -q -D 1 -h 2000 -- --clients 300 --hogs 400 --work-in 5 --duration 3 --warmup 0 --seed 1"
 } >"$tmp/sr/boot.runs"
 out=$("$VM_RUN" -q --clock precise --timeout 900 --share "$tmp/sr" -- sweep-runner /host/boot.runs /host 2>&1)
 is "sweep-runner on the precise clock exits 0" "$?" 0
 ok "... and the run past its limit in guest time finished" test -s "$tmp/sr/raw/lt-r1.json"
-ok "cyclictest inside the lock table: 5000 wakeups, the worst under 20 us" \
-	jqt '.thread["0"].cycles == 5000 and .thread["0"].max < 20' "$tmp/sr/raw/ct-r1.json"
+ok "cyclictest inside the lock table: 5000 wakeups, the worst under 50 us" \
+	jqt '.thread["0"].cycles == 5000 and .thread["0"].max < 50' "$tmp/sr/raw/ct-r1.json"
 diag "cyclictest: $(jq -c '.thread["0"] | {max, avg, cycles}' "$tmp/sr/raw/ct-r1.json" 2>&1)"
 
 err=$("$VM_RUN" --clock precise --cpus 2 --timeout 600 -- nproc 2>&1)
