@@ -21,7 +21,16 @@ def _start():
         import matplotlib.pyplot
         plt = matplotlib.pyplot
         COLORS[:] = plt.rcParams["axes.prop_cycle"].by_key()["color"]
-    return plt
+
+
+def _plot(fn):
+    """A plot: drawn only when DRAW, with matplotlib started first."""
+    def draw(*args, **kwargs):
+        if DRAW:
+            _start()
+            fn(*args, **kwargs)
+    draw.__doc__ = fn.__doc__
+    return draw
 
 
 def _jitter(n, width=0.18, seed=0):
@@ -36,11 +45,9 @@ def _save(fig, path):
     plt.close(fig)
 
 
+@_plot
 def strip(path, title, ylabel, arms):
     """arms: [(label, values, mean, ci or None)], one column each."""
-    if not DRAW:
-        return
-    _start()
     fig, ax = plt.subplots(figsize=(max(5, 1.1 * len(arms) + 2), 4))
     for i, (label, vals, mean, ci) in enumerate(arms):
         c = COLORS[i % len(COLORS)]
@@ -59,12 +66,10 @@ def strip(path, title, ylabel, arms):
     _save(fig, path)
 
 
+@_plot
 def sweep(path, title, xlabel, ylabel, series, band=None, xlog=False):
     """series: {label: [(x, values, mean, ci)]}: dots per run, mean and CI bars, a line
     through the means; band: (label, mean, ci) drawn across."""
-    if not DRAW:
-        return
-    _start()
     fig, ax = plt.subplots(figsize=(7.5, 4.2))
     xs = sorted({p[0] for pts in series.values() for p in pts}, key=lambda x: (x is None, x or 0))
     pos = {x: i for i, x in enumerate(xs)}
@@ -96,11 +101,9 @@ def sweep(path, title, xlabel, ylabel, series, band=None, xlog=False):
     _save(fig, path)
 
 
+@_plot
 def ccdf(path, title, xlabel, arms):
     """arms: {label: [[(x, P(X > x)), ...] per run]}, log-log, one thin line per run."""
-    if not DRAW:
-        return
-    _start()
     fig, ax = plt.subplots(figsize=(7.5, 4.2))
     for j, (label, runs) in enumerate(arms.items()):
         c = COLORS[j % len(COLORS)]
@@ -120,11 +123,9 @@ def ccdf(path, title, xlabel, arms):
     _save(fig, path)
 
 
+@_plot
 def histograms(path, title, xlabel, groups):
     """groups: {label: values}, log-spaced bins, one step outline each."""
-    if not DRAW:
-        return
-    _start()
     fig, ax = plt.subplots(figsize=(7.5, 4.2))
     allv = [v for vals in groups.values() for v in vals if v > 0]
     if allv:
